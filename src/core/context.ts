@@ -1,0 +1,184 @@
+import { homedir } from "node:os";
+import { isAbsolute, resolve } from "node:path";
+import { evaluatePermission } from "../permissions/evaluate.js";
+import { autoHandler } from "../permissions/handlers.js";
+import { persistRule } from "../permissions/persist.js";
+import type { PermissionDecision, PermissionHandler, PermissionRuleEntry } from "../permissions/types.js";
+import { emptySettings, type Settings } from "../settings/types.js";
+import { CostTracker } from "./cost.js";
+import type { McpManager } from "./mcp-manager.js";
+import type { PermissionMode } from "./permission-level.js";
+import { Session, type SessionSlot } from "./session.js";
+import type { AnyTool } from "./tool.js";
+
+/** Progress of a long call, forwarded to MCP clients that asked for it. */
+export interface Progress {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+/** Runtime state every tool call sees. One per session; the executor derives a ToolCallContext per call. */
+export interface ToolContext {
+  /** The workspace root: relative paths resolve against it; permissions treat it as inside. */
+  readonly workingDir: string;
+  /** The current permission mode (EnterPlanMode / ExitPlanMode change it for the session). */
+  readonly permissionMode: PermissionMode;
+  setPermissionMode(mode: PermissionMode): void;
+  readonly permissionHandler: PermissionHandler;
+  readonly costTracker: CostTracker;
+  readonly sessionId: string;
+  readonly session: Session;
+  /** True when nobody can be asked: asks become denials with the reason in the result. */
+  readonly nonInteractive: boolean;
+  readonly mcpManager: McpManager | undefined;
+  /** Merged settings (rules, hooks, env, MCP servers). */
+  readonly config: Settings;
+  /** Directories outside workingDir that count as inside for permissions. */
+  readonly additionalDirectories: readonly string[];
+  /** Resolves a user- or model-supplied path against workingDir (and `~`). */
+  resolvePath(path: string): string;
+  /** Decides a call: rules and mode first, then the handler when they say ask. Never throws. */
+  checkPermission(tool: AnyTool, input: unknown, signal?: AbortSignal): Promise<PermissionDecision>;
+  /** Adds rules for the rest of the session (CLI flags, "allow for this session" answers). */
+  addRules(entries: PermissionRuleEntry[]): void;
+  /** Every rule in force: settings, CLI flags and session grants. */
+  rules(): readonly PermissionRuleEntry[];
+}
+
+/** The per-call view: the session context plus this call's signal, id and progress channel. */
+export interface ToolCallContext extends ToolContext {
+  readonly signal: AbortSignal;
+  readonly toolUseId: string;
+  reportProgress(progress: Progress): void;
+}
+
+export interface ToolContextOptions {
+  workingDir: string;
+  session?: Session;
+  permissionMode?: PermissionMode;
+  permissionHandler?: PermissionHandler;
+  nonInteractive?: boolean;
+  mcpManager?: McpManager;
+  config?: Settings;
+  costTracker?: CostTracker;
+  /** Extra rules (CLI `--allow` / `--deny`), added with scope "cli". */
+  rules?: PermissionRuleEntry[];
+}
+
+/** Session-scoped permission state, so a named session keeps its mode and grants between CLI runs. */
+interface PermissionState {
+  mode: PermissionMode | undefined;
+  granted: PermissionRuleEntry[];
+}
+
+const permissionStateSlot: SessionSlot<PermissionState> = {
+  key: "permissions",
+  create: () => ({ mode: undefined, granted: [] }),
+  save: (s) => s,
+  load: (data) => {
+    const d = data as Partial<PermissionState>;
+    return { mode: d.mode, granted: Array.isArray(d.granted) ? d.granted : [] };
+  },
+};
+
+export function expandHome(path: string): string {
+  if (path === "~") return homedir();
+  if (path.startsWith("~/")) return resolve(homedir(), path.slice(2));
+  return path;
+}
+
+export function createToolContext(options: ToolContextOptions): ToolContext {
+  const workingDir = resolve(options.workingDir);
+  const session = options.session ?? new Session();
+  const config = options.config ?? emptySettings(workingDir);
+  const state = session.get(permissionStateSlot);
+  const baseMode: PermissionMode = options.permissionMode ?? config.defaultMode ?? "default";
+  const nonInteractive = options.nonInteractive ?? true;
+  const handler = options.permissionHandler ?? autoHandler;
+  const cliRules = options.rules ?? [];
+  const additionalDirectories = config.additionalDirectories.map((d) => resolve(workingDir, expandHome(d)));
+
+  const context: ToolContext = {
+    workingDir,
+    get permissionMode() {
+      return state.mode ?? baseMode;
+    },
+    setPermissionMode(mode) {
+      state.mode = mode;
+    },
+    permissionHandler: handler,
+    costTracker: options.costTracker ?? new CostTracker(),
+    sessionId: session.id,
+    session,
+    nonInteractive,
+    mcpManager: options.mcpManager,
+    config,
+    additionalDirectories,
+    resolvePath(path) {
+      const expanded = expandHome(path);
+      return isAbsolute(expanded) ? resolve(expanded) : resolve(workingDir, expanded);
+    },
+    rules() {
+      return [...config.rules, ...cliRules, ...state.granted];
+    },
+    addRules(entries) {
+      state.granted.push(...entries);
+    },
+    async checkPermission(tool, input, signal) {
+      return decideWithHandler(context, tool, input, signal ?? new AbortController().signal);
+    },
+  };
+  return context;
+}
+
+async function decideWithHandler(
+  ctx: ToolContext,
+  tool: AnyTool,
+  input: unknown,
+  signal: AbortSignal,
+): Promise<PermissionDecision> {
+  if (tool.permissionLevel === "none") return { behavior: "allow", reason: "this tool needs no permission" };
+  const subject = tool.permissionSubject(input, ctx);
+  const evaluation = {
+    toolName: tool.name,
+    level: tool.permissionLevel,
+    subject,
+    mode: ctx.permissionMode,
+    rules: ctx.rules(),
+    workingDir: ctx.workingDir,
+    additionalDirectories: ctx.additionalDirectories,
+    homeDir: homedir(),
+  };
+  const decision = evaluatePermission(evaluation);
+  if (decision.behavior !== "ask") return decision;
+
+  const { suggestRule } = await import("../permissions/suggest.js");
+  const suggestedRule = suggestRule(evaluation);
+  const answer = await ctx.permissionHandler.ask(
+    {
+      toolName: tool.name,
+      input,
+      level: tool.permissionLevel,
+      subject,
+      mode: ctx.permissionMode,
+      reason: decision.reason,
+      suggestedRule,
+      workingDir: ctx.workingDir,
+    },
+    signal,
+  );
+  if (answer.behavior === "deny") {
+    return { behavior: "deny", reason: answer.message ?? `${decision.reason}; the request was declined` };
+  }
+  if (answer.scope !== "once") {
+    const entry: PermissionRuleEntry = {
+      rule: suggestedRule,
+      behavior: "allow",
+      source: { scope: "session", root: ctx.workingDir },
+    };
+    ctx.addRules([entry]);
+    if (answer.scope === "always") persistRule(ctx.config.projectDir, suggestedRule);
+  }
+  return { behavior: "allow", reason: `allowed by the user (${answer.scope})` };
+}

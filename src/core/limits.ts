@@ -1,0 +1,17 @@
+/** Limits that span modules. Tool-specific limits live beside their tool, each as a named constant. */
+
+/** Longest a single tool call may run before the executor aborts it (Bash's own maximum is 10 minutes). */
+export const TOOL_CALL_DEADLINE_MS = 15 * 60_000;
+
+/** How long one hook command may run, unless its settings entry says otherwise. */
+export const HOOK_DEFAULT_TIMEOUT_MS = 60_000;
+
+/** Most output kept from one hook command. */
+export const HOOK_MAX_OUTPUT_CHARS = 64 * 1024;
+
+/** When a result is spilled to a file, how much of its start and end stays in the result. */
+export const SPILL_HEAD_CHARS = 8_000;
+export const SPILL_TAIL_CHARS = 2_000;
+
+/** Most calls of one batch running at once. */
+export const BATCH_CONCURRENCY = 10;

@@ -1,0 +1,95 @@
+import * as z from "zod";
+import type { ToolCallContext, ToolContext } from "./context.js";
+import type { PermissionLevel } from "./permission-level.js";
+import type { ToolResult } from "./result.js";
+
+/** A JSON Schema (draft-07) object as sent to models and MCP clients. */
+export type JsonSchema = Record<string, unknown>;
+
+/** The model-facing definition of a tool: the Anthropic Messages API's shape. */
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  input_schema: JsonSchema;
+}
+
+/**
+ * What a call touches, so permission rules can match it: `Read(./secrets/**)` matches a path,
+ * `Bash(npm test:*)` a command, `WebFetch(domain:x)` a URL, `Skill(name)` a plain specifier.
+ */
+export type PermissionSubject =
+  | { kind: "none" }
+  | { kind: "path"; path: string; access: "read" | "write" }
+  | { kind: "command"; command: string; shell: "bash" | "powershell" }
+  | { kind: "url"; url: string }
+  | { kind: "specifier"; value: string };
+
+export interface Tool<Schema extends z.ZodType = z.ZodType> {
+  readonly name: string;
+  /** Other names models use for this tool (`Agent` for `Task`); `findTool` resolves them. */
+  readonly aliases: readonly string[];
+  readonly description: string;
+  readonly permissionLevel: PermissionLevel;
+  readonly inputSchema: Schema;
+  /** Longest text the result may carry before the executor spills it to a file. */
+  readonly maxResultChars: number;
+  /** Runs the tool. May throw ToolError; the executor turns every throw into an error result. */
+  execute(input: z.output<Schema>, ctx: ToolCallContext): Promise<ToolResult>;
+  /** True when this call may run in parallel with other concurrency-safe calls. */
+  isConcurrencySafe(input: z.output<Schema>): boolean;
+  /** What permission rules are matched against for this call. */
+  permissionSubject(input: z.output<Schema>, ctx: ToolContext): PermissionSubject;
+  /** The JSON Schema and description a model sees; computed once. */
+  toDefinition(): ToolDefinition;
+}
+
+/** Default budget for a tool's result text; tools with their own limits (Bash, Read) set theirs. */
+export const DEFAULT_MAX_RESULT_CHARS = 100_000;
+
+export interface ToolSpec<Schema extends z.ZodType> {
+  name: string;
+  aliases?: readonly string[];
+  description: string;
+  permissionLevel: PermissionLevel;
+  inputSchema: Schema;
+  maxResultChars?: number;
+  execute(input: z.output<Schema>, ctx: ToolCallContext): Promise<ToolResult>;
+  /** Defaults to true for None and ReadOnly tools, false otherwise. */
+  isConcurrencySafe?(input: z.output<Schema>): boolean;
+  permissionSubject?(input: z.output<Schema>, ctx: ToolContext): PermissionSubject;
+}
+
+/** Derives the draft-07 JSON Schema of a tool's input, as models and MCP clients see it. */
+export function inputJsonSchema(schema: z.ZodType): JsonSchema {
+  const json = z.toJSONSchema(schema, { target: "draft-07", io: "input" }) as JsonSchema;
+  delete json.$schema;
+  return json;
+}
+
+/** Builds a Tool from a spec: one call per tool file. */
+export function defineTool<Schema extends z.ZodType>(spec: ToolSpec<Schema>): Tool<Schema> {
+  let definition: ToolDefinition | undefined;
+  const readOnly = spec.permissionLevel === "none" || spec.permissionLevel === "readOnly";
+  return {
+    name: spec.name,
+    aliases: spec.aliases ?? [],
+    description: spec.description,
+    permissionLevel: spec.permissionLevel,
+    inputSchema: spec.inputSchema,
+    maxResultChars: spec.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS,
+    execute: spec.execute,
+    isConcurrencySafe: spec.isConcurrencySafe ?? (() => readOnly),
+    permissionSubject: spec.permissionSubject ?? (() => ({ kind: "none" })),
+    toDefinition() {
+      definition ??= {
+        name: spec.name,
+        description: spec.description,
+        input_schema: inputJsonSchema(spec.inputSchema),
+      };
+      return definition;
+    },
+  };
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: a registry holds tools of every input type.
+export type AnyTool = Tool<any>;

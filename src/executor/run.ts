@@ -1,0 +1,198 @@
+import type { Progress, ToolCallContext, ToolContext } from "../core/context.js";
+import { errorMessage, ToolError } from "../core/errors.js";
+import { TOOL_CALL_DEADLINE_MS } from "../core/limits.js";
+import { log } from "../core/log.js";
+import { ToolResult } from "../core/result.js";
+import type { AnyTool } from "../core/tool.js";
+import { closestToolNames, findTool, toolsFor } from "../registry.js";
+import { validateInput } from "../schema/validate.js";
+import { applyResultBudget } from "./budget.js";
+import { runHooks } from "./hooks.js";
+
+export interface RunOptions {
+  /** Aborts the call (client cancellation, Ctrl-C); the tool stops its processes. */
+  signal?: AbortSignal;
+  /** The model's tool_use id, passed to hooks. */
+  toolUseId?: string;
+  onProgress?: (progress: Progress) => void;
+  /** Overrides TOOL_CALL_DEADLINE_MS for this call. */
+  deadlineMs?: number;
+}
+
+let callCounter = 0;
+
+function unknownTool(name: string, ctx: ToolContext): ToolResult {
+  const names = toolsFor(ctx).map((t) => t.name);
+  const close = closestToolNames(name, names);
+  const hint = close.length > 0 ? ` Did you mean ${close.join(", ")}?` : "";
+  return ToolResult.rejected(
+    `No tool named "${name}".${hint} Tool names are case-sensitive; available tools: ${names.join(", ")}.`,
+  );
+}
+
+function callContext(
+  ctx: ToolContext,
+  signal: AbortSignal,
+  toolUseId: string,
+  onProgress?: (p: Progress) => void,
+) {
+  const call = Object.create(ctx) as ToolCallContext;
+  Object.defineProperties(call, {
+    signal: { value: signal },
+    toolUseId: { value: toolUseId },
+    reportProgress: { value: (p: Progress) => onProgress?.(p) },
+  });
+  return call;
+}
+
+/** Runs `execute` under the call's abort signal and deadline; a throw or a time-out becomes a result. */
+async function executeBounded(
+  tool: AnyTool,
+  input: unknown,
+  call: ToolCallContext,
+  deadlineMs: number,
+  controller: AbortController,
+) {
+  let timer: NodeJS.Timeout | undefined;
+  const stopped = new Promise<ToolResult>((resolve) => {
+    const onAbort = () =>
+      resolve(
+        ToolResult.error(
+          controller.signal.reason === "deadline"
+            ? `${tool.name} was stopped after ${Math.round(deadlineMs / 1000)} s, the longest a call may run.`
+            : `${tool.name} was cancelled before it finished.`,
+          { cancelled: true },
+        ),
+      );
+    if (controller.signal.aborted) onAbort();
+    else controller.signal.addEventListener("abort", onAbort, { once: true });
+    timer = setTimeout(() => controller.abort("deadline"), deadlineMs);
+  });
+  try {
+    return await Promise.race([tool.execute(input, call), stopped]);
+  } catch (error) {
+    if (error instanceof ToolError) {
+      return error.beforeRun
+        ? ToolResult.rejected(error.message, error.metadata)
+        : ToolResult.error(error.message, error.metadata);
+    }
+    log.error(`${tool.name} threw an unexpected error`, error);
+    return ToolResult.error(`${tool.name} failed unexpectedly: ${errorMessage(error)}`);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * The one pipeline every call goes through, whoever makes it:
+ * lookup → validate → PreToolUse hooks → permission → execute → result budget → PostToolUse hooks.
+ * It never throws.
+ */
+export async function runTool(
+  name: string,
+  rawInput: unknown,
+  ctx: ToolContext,
+  options: RunOptions = {},
+): Promise<ToolResult> {
+  try {
+    return await runPipeline(name, rawInput, ctx, options);
+  } catch (error) {
+    log.error(`the executor failed on ${name}`, error);
+    return ToolResult.error(`${name} could not be run: ${errorMessage(error)}`);
+  }
+}
+
+async function runPipeline(
+  name: string,
+  rawInput: unknown,
+  ctx: ToolContext,
+  options: RunOptions,
+): Promise<ToolResult> {
+  const tool = findTool(name, ctx);
+  if (!tool) return unknownTool(name, ctx);
+
+  let validation = validateInput(tool, rawInput);
+  if (!validation.ok) return ToolResult.rejected(validation.message);
+  let input = validation.value;
+
+  const controller = new AbortController();
+  const outer = options.signal;
+  const forwardAbort = () => controller.abort(outer?.reason ?? "cancelled");
+  if (outer?.aborted) forwardAbort();
+  outer?.addEventListener("abort", forwardAbort, { once: true });
+  const toolUseId = options.toolUseId ?? `call_${Date.now().toString(36)}_${(callCounter++).toString(36)}`;
+
+  try {
+    const pre = await runHooks(
+      "PreToolUse",
+      { tool_name: tool.name, tool_input: input, tool_use_id: toolUseId },
+      ctx,
+      controller.signal,
+    );
+    if (pre.blocked)
+      return ToolResult.rejected(`A PreToolUse hook blocked this call: ${pre.blocked}`, {
+        blockedBy: "hook",
+      });
+    if (pre.updatedInput) {
+      validation = validateInput(tool, pre.updatedInput);
+      if (!validation.ok)
+        return ToolResult.rejected(`A PreToolUse hook supplied invalid input. ${validation.message}`);
+      input = validation.value;
+    }
+
+    const permission = await decide(tool, input, ctx, pre, controller.signal);
+    if (permission) return permission;
+
+    const call = callContext(ctx, controller.signal, toolUseId, options.onProgress);
+    let result = await executeBounded(
+      tool,
+      input,
+      call,
+      options.deadlineMs ?? TOOL_CALL_DEADLINE_MS,
+      controller,
+    );
+    result = applyResultBudget(result, tool.maxResultChars, ctx.session, tool.name);
+
+    const post = await runHooks(
+      "PostToolUse",
+      { tool_name: tool.name, tool_input: input, tool_use_id: toolUseId, tool_response: result },
+      ctx,
+      controller.signal,
+    );
+    const feedback = [...post.feedback, ...(post.blocked ? [post.blocked] : [])];
+    if (feedback.length > 0) {
+      result = {
+        ...result,
+        content: [
+          ...result.content,
+          { type: "text", text: `PostToolUse hook feedback:\n${feedback.join("\n")}` },
+        ],
+      };
+    }
+    return result;
+  } finally {
+    outer?.removeEventListener("abort", forwardAbort);
+  }
+}
+
+/** Returns an error result when the call may not run; undefined when it may. */
+async function decide(
+  tool: AnyTool,
+  input: unknown,
+  ctx: ToolContext,
+  pre: Awaited<ReturnType<typeof runHooks>>,
+  signal: AbortSignal,
+): Promise<ToolResult | undefined> {
+  if (pre.permissionDecision === "deny") {
+    return ToolResult.rejected(`Permission denied by a PreToolUse hook: ${pre.permissionReason}`, {
+      permission: "deny",
+    });
+  }
+  if (pre.permissionDecision === "allow") return undefined;
+  const decision = await ctx.checkPermission(tool, input, signal);
+  if (decision.behavior === "allow") return undefined;
+  return ToolResult.error(`Permission to use ${tool.name} was denied: ${decision.reason}`, {
+    permission: decision.behavior,
+    rule: decision.rule?.rule,
+  });
+}

@@ -1,0 +1,1 @@
+export function persistRule(_projectDir: string, _rule: string): void {}

@@ -1,0 +1,3 @@
+import type { AnyTool } from "../../core/tool.js";
+
+export const searchTools: AnyTool[] = [];
