@@ -1,0 +1,112 @@
+import { mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+import { type Command, InvalidArgumentError, Option } from "commander";
+import { createToolContext, type ToolContext } from "../core/context.js";
+import { isPermissionMode, PERMISSION_MODES, type PermissionMode } from "../core/permission-level.js";
+import { Session } from "../core/session.js";
+import type { PermissionHandler, PermissionRuleEntry } from "../permissions/types.js";
+import { loadSettings, readJsonFile } from "../settings/load.js";
+
+/** Exit codes of every command: 0 success, 1 the tool (or server) failed, 2 bad usage. */
+export const EXIT_OK = 0;
+export const EXIT_TOOL_ERROR = 1;
+export const EXIT_USAGE = 2;
+
+/** Options shared by commands that run tools (`run`, `mcp`). */
+export interface ContextFlags {
+  cwd?: string;
+  permissionMode?: PermissionMode;
+  allow?: string[];
+  deny?: string[];
+  session?: string;
+}
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+const SESSION_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+/** Adds --cwd, --permission-mode, --allow, --deny (and --session where state can persist) to a command. */
+export function addContextOptions(command: Command, { session }: { session: boolean }): Command {
+  command
+    .option("--cwd <dir>", "workspace directory (default: the current directory)")
+    .addOption(
+      new Option("--permission-mode <mode>", "permission mode")
+        .choices([...PERMISSION_MODES])
+        .argParser((v: string) => {
+          if (!isPermissionMode(v))
+            throw new InvalidArgumentError(`use one of ${PERMISSION_MODES.join(", ")}`);
+          return v;
+        }),
+    )
+    .option("--allow <rule>", "allow rule, e.g. 'Bash(npm test:*)' (repeatable)", collect)
+    .option("--deny <rule>", "deny rule, e.g. 'Read(./.env)' (repeatable)", collect);
+  if (session) {
+    command.option(
+      "--session <name>",
+      "keep session state (files read, shell cwd, permission grants) between runs under this name",
+      (v: string) => {
+        if (!SESSION_NAME.test(v))
+          throw new InvalidArgumentError("use letters, digits, '.', '_' and '-' (at most 64)");
+        return v;
+      },
+    );
+  }
+  return command;
+}
+
+/** Where named sessions keep their state: CC_TOOLS_STATE_DIR, else $XDG_STATE_HOME/cc-tools, else ~/.local/state/cc-tools. */
+export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.CC_TOOLS_STATE_DIR) return resolve(env.CC_TOOLS_STATE_DIR);
+  const base = env.XDG_STATE_HOME ? resolve(env.XDG_STATE_HOME) : join(homedir(), ".local", "state");
+  return join(base, "cc-tools");
+}
+
+function sessionPaths(name: string) {
+  const dir = join(stateDir(), "sessions", name);
+  return { dir, file: join(dir, "state.json") };
+}
+
+/** A named session restored from disk, or a fresh anonymous one. */
+export function openSession(name: string | undefined): Session {
+  if (!name) return new Session();
+  const { dir, file } = sessionPaths(name);
+  const saved = readJsonFile(file) as Record<string, unknown> | undefined;
+  return new Session({ id: name, dir: join(dir, "files"), saved });
+}
+
+/** Saves a named session's state atomically (a crash leaves the previous state, never half of one). */
+export function saveSession(name: string | undefined, session: Session): void {
+  if (!name) return;
+  const { dir, file } = sessionPaths(name);
+  mkdirSync(dir, { recursive: true });
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, `${JSON.stringify(session.snapshot(), null, 2)}\n`);
+  renameSync(tmp, file);
+}
+
+function cliRules(flags: ContextFlags, root: string): PermissionRuleEntry[] {
+  const source = { scope: "cli" as const, root };
+  return [
+    ...(flags.deny ?? []).map((rule) => ({ rule, behavior: "deny" as const, source })),
+    ...(flags.allow ?? []).map((rule) => ({ rule, behavior: "allow" as const, source })),
+  ];
+}
+
+/** Builds the ToolContext a CLI command runs tools in: settings from the workspace, flags on top. */
+export function contextFromFlags(
+  flags: ContextFlags,
+  extra: { session?: Session; permissionHandler?: PermissionHandler; nonInteractive?: boolean } = {},
+): ToolContext {
+  const workingDir = resolve(flags.cwd ?? process.cwd());
+  const config = loadSettings(workingDir);
+  return createToolContext({
+    workingDir,
+    config,
+    session: extra.session,
+    permissionMode: flags.permissionMode,
+    permissionHandler: extra.permissionHandler,
+    nonInteractive: extra.nonInteractive ?? true,
+    rules: cliRules(flags, workingDir),
+  });
+}
