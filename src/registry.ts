@@ -25,19 +25,23 @@ function index(): Map<string, AnyTool> {
   return byName;
 }
 
+type ToolSource = Partial<Pick<ToolContext, "mcpManager" | "extraTools">>;
+
 /**
- * Finds a tool by its exact (case-sensitive) name or alias. With a context, the session's MCP tools
- * (`mcp__server__tool`) are found too.
+ * Finds a tool by its exact (case-sensitive) name or alias. With a context, the context's own tools and
+ * the session's MCP tools (`mcp__server__tool`) are found too.
  */
-export function findTool(name: string, ctx?: Pick<ToolContext, "mcpManager">): AnyTool | undefined {
+export function findTool(name: string, ctx?: ToolSource): AnyTool | undefined {
   const builtin = index().get(name);
   if (builtin) return builtin;
+  const extra = ctx?.extraTools?.find((t) => t.name === name || t.aliases.includes(name));
+  if (extra) return extra;
   return ctx?.mcpManager?.tools().find((t) => t.name === name);
 }
 
-/** Built-in tools plus the session's MCP tools. */
-export function toolsFor(ctx?: Pick<ToolContext, "mcpManager">): AnyTool[] {
-  return [...allTools(), ...(ctx?.mcpManager?.tools() ?? [])];
+/** Built-in tools plus the context's own tools and the session's MCP tools. */
+export function toolsFor(ctx?: ToolSource): AnyTool[] {
+  return [...allTools(), ...(ctx?.extraTools ?? []), ...(ctx?.mcpManager?.tools() ?? [])];
 }
 
 /** Names close to `name`, for "did you mean" in unknown-tool errors. */

@@ -32,6 +32,8 @@ export interface ToolContext {
   /** True when nobody can be asked: asks become denials with the reason in the result. */
   readonly nonInteractive: boolean;
   readonly mcpManager: McpManager | undefined;
+  /** Tools of the embedding application, found by name beside the built-ins (see registry.findTool). */
+  readonly extraTools: readonly AnyTool[];
   /** Merged settings (rules, hooks, env, MCP servers). */
   readonly config: Settings;
   /** Directories outside workingDir that count as inside for permissions. */
@@ -60,6 +62,8 @@ export interface ToolContextOptions {
   permissionHandler?: PermissionHandler;
   nonInteractive?: boolean;
   mcpManager?: McpManager;
+  /** Your own tools, run through the same pipeline as the built-ins. */
+  tools?: AnyTool[];
   config?: Settings;
   costTracker?: CostTracker;
   /** Extra rules (CLI `--allow` / `--deny`), added with scope "cli". */
@@ -113,6 +117,7 @@ export function createToolContext(options: ToolContextOptions): ToolContext {
     session,
     nonInteractive,
     mcpManager: options.mcpManager,
+    extraTools: options.tools ?? [],
     config,
     additionalDirectories,
     resolvePath(path) {

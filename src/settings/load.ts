@@ -3,6 +3,7 @@ import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { isPermissionMode } from "../core/permission-level.js";
 import type { PermissionRuleEntry, RuleBehavior, RuleSource } from "../permissions/types.js";
+import { locateJsonError } from "./json-error.js";
 import {
   emptySettings,
   type HookEvent,
@@ -63,10 +64,11 @@ export function readJsonFile(path: string): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
-    const message = (error as Error).message;
-    const match = /position (\d+)/.exec(message);
-    const where = match ? ` at ${position(text, Number(match[1]))}` : "";
-    throw new SettingsError(`${path} is not valid JSON${where}: ${message}. Fix the file or remove it.`);
+    const located = locateJsonError(text);
+    const detail = located
+      ? ` at ${position(text, located.offset)}: ${located.reason}`
+      : `: ${(error as Error).message}`;
+    throw new SettingsError(`${path} is not valid JSON${detail}. Fix the file or remove it.`);
   }
 }
 

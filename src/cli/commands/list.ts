@@ -1,0 +1,36 @@
+import type { Command } from "commander";
+import { allTools } from "../../registry.js";
+
+/** The first sentence of a description, for one-line listings. */
+export function summary(description: string): string {
+  const first = description.split("\n")[0]!.trim();
+  const end = first.search(/\.(\s|$)/);
+  return end === -1 ? first : first.slice(0, end + 1);
+}
+
+export function registerList(program: Command): void {
+  program
+    .command("list")
+    .description("list the built-in tools: name, permission level, what each does")
+    .option("--json", "print JSON (name, level, aliases, description)")
+    .action((options: { json?: boolean }) => {
+      const tools = allTools();
+      if (options.json) {
+        const rows = tools.map((t) => ({
+          name: t.name,
+          level: t.permissionLevel,
+          aliases: t.aliases,
+          description: t.description,
+        }));
+        process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+        return;
+      }
+      const nameWidth = Math.max(...tools.map((t) => t.name.length));
+      const levelWidth = Math.max(...tools.map((t) => t.permissionLevel.length));
+      for (const t of tools) {
+        process.stdout.write(
+          `${t.name.padEnd(nameWidth)}  ${t.permissionLevel.padEnd(levelWidth)}  ${summary(t.description)}\n`,
+        );
+      }
+    });
+}

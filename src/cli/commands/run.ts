@@ -1,0 +1,101 @@
+import { readFileSync } from "node:fs";
+import type { Command } from "commander";
+import type { ToolResult } from "../../core/result.js";
+import { runTool } from "../../executor/run.js";
+import { SettingsError } from "../../settings/load.js";
+import {
+  addContextOptions,
+  type ContextFlags,
+  contextFromFlags,
+  EXIT_OK,
+  EXIT_TOOL_ERROR,
+  EXIT_USAGE,
+  openSession,
+  saveSession,
+} from "../common.js";
+
+interface RunFlags extends ContextFlags {
+  json?: boolean;
+}
+
+function usageError(message: string): void {
+  process.stderr.write(`cc-tools run: ${message}\n`);
+  process.exitCode = EXIT_USAGE;
+}
+
+/** The input argument: inline JSON, or `-` for standard input. */
+function readInput(arg: string | undefined): { ok: true; value: unknown } | { ok: false; message: string } {
+  const text = arg === undefined ? "{}" : arg === "-" ? readFileSync(0, "utf8") : arg;
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch (error) {
+    const source = arg === "-" ? "standard input" : "the input argument";
+    return {
+      ok: false,
+      message: `${source} is not valid JSON (${(error as Error).message}). Pass one JSON object, e.g. '{"file_path": "README.md"}'.`,
+    };
+  }
+}
+
+function printResult(result: ToolResult, json: boolean): void {
+  if (json) {
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    return;
+  }
+  const parts = result.content.map((block) =>
+    block.type === "text"
+      ? block.text
+      : `[image: ${block.mimeType}, ${Buffer.from(block.data, "base64").length} bytes]`,
+  );
+  const text = parts.join("\n");
+  const stream = result.isError ? process.stderr : process.stdout;
+  stream.write(text.endsWith("\n") ? text : `${text}\n`);
+}
+
+export function registerRun(program: Command): void {
+  const command = program
+    .command("run")
+    .description(
+      "run one tool call through the executor (validation, hooks, permissions) and print its result",
+    )
+    .argument("<tool>", "tool name, e.g. Read")
+    .argument("[input]", "the input as JSON, or - to read it from standard input", undefined)
+    .option("--json", "print the whole result as JSON (content blocks, isError, metadata)")
+    .addHelpText(
+      "after",
+      `
+Examples:
+  cc-tools run Read '{"file_path": "README.md", "limit": 20}'
+  echo '{"command": "git status"}' | cc-tools run Bash - --allow 'Bash(git status)'
+  cc-tools run Bash '{"command": "cd src"}' --session work && cc-tools run Bash '{"command": "pwd"}' --session work
+
+Exit codes: 0 success, 1 the tool reported an error, 2 bad usage.`,
+    );
+  addContextOptions(command, { session: true });
+  command.action(async (name: string, inputArg: string | undefined, flags: RunFlags) => {
+    const input = readInput(inputArg);
+    if (!input.ok) return usageError(input.message);
+    const session = openSession(flags.session);
+    let ctx: ReturnType<typeof contextFromFlags>;
+    try {
+      ctx = contextFromFlags(flags, { session });
+    } catch (error) {
+      if (error instanceof SettingsError) return usageError(error.message);
+      throw error;
+    }
+    const controller = new AbortController();
+    const onSignal = () => controller.abort("interrupted");
+    process.once("SIGINT", onSignal);
+    let result: ToolResult;
+    try {
+      result = await runTool(name, input.value, ctx, { signal: controller.signal });
+    } finally {
+      process.removeListener("SIGINT", onSignal);
+      saveSession(flags.session, session);
+      await session.dispose();
+      await ctx.mcpManager?.close();
+    }
+    printResult(result, flags.json ?? false);
+    process.exitCode = result.isError ? EXIT_TOOL_ERROR : EXIT_OK;
+  });
+}

@@ -1,0 +1,34 @@
+#!/usr/bin/env node
+import { readFileSync } from "node:fs";
+import { Command, CommanderError } from "commander";
+import { registerList } from "./commands/list.js";
+import { registerRun } from "./commands/run.js";
+import { registerSchema } from "./commands/schema.js";
+import { EXIT_USAGE } from "./common.js";
+
+const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+  version: string;
+};
+
+const program = new Command()
+  .name("cc-tools")
+  .description("Claude Code's tools for any agent: run them from the shell, or serve them over MCP.")
+  .version(pkg.version, "-V, --version")
+  .showHelpAfterError("(run with --help for usage)")
+  .exitOverride();
+
+registerList(program);
+registerSchema(program);
+registerRun(program);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  if (error instanceof CommanderError) {
+    // Help and version exit 0; every other usage problem exits 2.
+    process.exitCode = error.exitCode === 0 ? 0 : EXIT_USAGE;
+  } else {
+    process.stderr.write(`cc-tools: ${(error as Error).stack ?? String(error)}\n`);
+    process.exitCode = 1;
+  }
+}
