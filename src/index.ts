@@ -1,0 +1,37 @@
+/**
+ * cc-tools as a library: the built-in tools, the one executor every call goes through, permissions and
+ * settings. Hosts (the CLI, the MCP server, your agent) all use this same surface.
+ */
+export {
+  createToolContext,
+  type Progress,
+  type ToolCallContext,
+  type ToolContext,
+  type ToolContextOptions,
+} from "./core/context.js";
+export { CostTracker, type Usage } from "./core/cost.js";
+export { InputError, ToolError } from "./core/errors.js";
+export type { McpManager, McpResourceInfo, McpServerStatus } from "./core/mcp-manager.js";
+export { PERMISSION_MODES, PermissionLevel, type PermissionMode } from "./core/permission-level.js";
+export { type ContentBlock, type ImageBlock, type TextBlock, ToolResult } from "./core/result.js";
+export { Session, type SessionOptions, type SessionSlot } from "./core/session.js";
+export {
+  type AnyTool,
+  defineTool,
+  type PermissionSubject,
+  type Tool,
+  type ToolDefinition,
+  type ToolSpec,
+} from "./core/tool.js";
+export { runToolBatch, type ToolCall } from "./executor/batch.js";
+export { type RunOptions, runTool } from "./executor/run.js";
+export type {
+  PermissionAnswer,
+  PermissionDecision,
+  PermissionHandler,
+  PermissionRequest,
+  PermissionRuleEntry,
+} from "./permissions/types.js";
+export { allTools, findTool, toAnthropicTools, toMcpTools, toOpenAITools, toolsFor } from "./registry.js";
+export { loadSettings, SettingsError } from "./settings/load.js";
+export type { Settings, SettingsFile } from "./settings/types.js";
