@@ -1,0 +1,81 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { allTools } from "../../src/registry.js";
+import { tempDir } from "../helpers/context.js";
+import { cli } from "./cli.js";
+
+function workspace() {
+  const dir = tempDir();
+  const home = tempDir("cc-tools-home-");
+  return { dir, env: { CLAUDE_CONFIG_DIR: home, CC_TOOLS_STATE_DIR: join(home, "state") } };
+}
+
+describe("cc-tools CLI", () => {
+  it("prints its version and help", () => {
+    const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
+    expect(cli(["--version"]).stdout.trim()).toBe(pkg.version);
+    const help = cli(["--help"]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/list[\s\S]*schema[\s\S]*run/);
+    expect(cli(["run", "--help"]).stdout).toContain("--permission-mode");
+  });
+
+  it("lists every tool with its level", () => {
+    const { stdout, code } = cli(["list"]);
+    expect(code).toBe(0);
+    const lines = stdout.trim().split("\n");
+    expect(lines).toHaveLength(allTools().length);
+    for (const tool of allTools())
+      expect(stdout).toMatch(new RegExp(`^${tool.name} +${tool.permissionLevel} `, "m"));
+  });
+
+  it("prints a tool's JSON Schema and rejects unknown tools with exit code 2", () => {
+    const tool = allTools()[0]!;
+    const schema = cli(["schema", tool.name]);
+    expect(JSON.parse(schema.stdout)).toEqual(tool.toDefinition().input_schema);
+    const unknown = cli(["schema", tool.name.toLowerCase()]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain(`Did you mean ${tool.name}`);
+  });
+
+  it("exits 2 on bad usage: malformed JSON, unknown command, bad mode", () => {
+    const badJson = cli(["run", "Read", "{nope"]);
+    expect(badJson.code).toBe(2);
+    expect(badJson.stderr).toContain("not valid JSON");
+    expect(cli(["frobnicate"]).code).toBe(2);
+    const badMode = cli(["run", "Read", "{}", "--permission-mode", "yolo"]);
+    expect(badMode.code).toBe(2);
+    expect(badMode.stderr).toContain("yolo");
+  });
+
+  it("exits 1 with a clear message when the tool input is invalid", () => {
+    const { dir, env } = workspace();
+    const result = cli(["run", "Read", '{"file_path": 7, "colour": "red"}'], { cwd: dir, env });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("Read input is invalid");
+    expect(result.stderr).toContain("`file_path` must be string");
+    expect(result.stderr).toContain("unexpected parameter `colour`");
+  });
+
+  it("runs Read end to end, with input from stdin too", () => {
+    const { dir, env } = workspace();
+    writeFileSync(join(dir, "hello.txt"), "one\ntwo\n");
+    const inline = cli(["run", "Read", '{"file_path": "hello.txt"}'], { cwd: dir, env });
+    expect(inline.code).toBe(0);
+    expect(inline.stdout).toContain("1\tone\n2\ttwo");
+    const piped = cli(["run", "Read", "-", "--cwd", dir, "--json"], {
+      input: '{"file_path": "hello.txt"}',
+      env,
+    });
+    expect(JSON.parse(piped.stdout)).toMatchObject({ isError: false });
+  });
+
+  it("reports a malformed settings file as a usage error naming the file", () => {
+    const { dir, env } = workspace();
+    writeFileSync(join(env.CLAUDE_CONFIG_DIR, "settings.json"), "{ permissions: }");
+    const result = cli(["run", "Read", '{"file_path": "x"}'], { cwd: dir, env });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/settings\.json is not valid JSON at line 1, column 3/);
+  });
+});
