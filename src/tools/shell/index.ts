@@ -1,3 +1,5 @@
 import type { AnyTool } from "../../core/tool.js";
+import { bashTool } from "./bash.js";
+import { powershellTool } from "./powershell.js";
 
-export const shellTools: AnyTool[] = [];
+export const shellTools: AnyTool[] = [bashTool, powershellTool];

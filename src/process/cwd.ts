@@ -1,0 +1,68 @@
+import { existsSync, realpathSync } from "node:fs";
+import { isAbsolute, relative } from "node:path";
+import type { ToolContext } from "../core/context.js";
+import type { SessionSlot } from "../core/session.js";
+
+/** The shell's working directory for a session; undefined means the workspace root. Shared by every shell. */
+interface ShellCwd {
+  dir: string | undefined;
+}
+
+export const shellCwdSlot: SessionSlot<ShellCwd> = {
+  key: "shellCwd",
+  create: () => ({ dir: undefined }),
+  save: (value) => (value.dir ? { dir: value.dir } : {}),
+  load: (data) => {
+    const dir = (data as { dir?: unknown } | undefined)?.dir;
+    return { dir: typeof dir === "string" ? dir : undefined };
+  },
+};
+
+function isInside(dir: string, root: string): boolean {
+  const rel = relative(root, dir);
+  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+}
+
+function realpathOr(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+/** True when `dir` is the workspace, an additional directory, or below one (symlinks resolved either way). */
+export function isAllowedDir(ctx: ToolContext, dir: string): boolean {
+  const roots = [ctx.workingDir, ...ctx.additionalDirectories];
+  const real = realpathOr(dir);
+  return roots.some((root) => isInside(dir, root) || isInside(real, realpathOr(root)));
+}
+
+/** Where the next command starts, and a note when the remembered directory had to be given up. */
+export function startingDir(ctx: ToolContext): { dir: string; note?: string } {
+  const state = ctx.session.get(shellCwdSlot);
+  const dir = state.dir;
+  if (dir === undefined) return { dir: ctx.workingDir };
+  if (existsSync(dir) && isAllowedDir(ctx, dir)) return { dir };
+  state.dir = undefined;
+  return {
+    dir: ctx.workingDir,
+    note: `The shell's previous directory ${dir} is gone or no longer allowed; this command ran in ${ctx.workingDir}.`,
+  };
+}
+
+/**
+ * Remembers where the command left the shell. A directory outside the workspace and the additional
+ * directories is refused: the shell stays where it was, and the returned note says so.
+ */
+export function settleDir(ctx: ToolContext, from: string, to: string | undefined): string | undefined {
+  if (to === undefined || to === from) return undefined;
+  if (!isAllowedDir(ctx, to)) {
+    return (
+      `The command changed directory to ${to}, which is outside the allowed directories; ` +
+      `the shell stays in ${from}. Refer to paths there by their absolute path instead.`
+    );
+  }
+  ctx.session.get(shellCwdSlot).dir = to === ctx.workingDir ? undefined : to;
+  return undefined;
+}

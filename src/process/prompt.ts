@@ -1,0 +1,22 @@
+/** How long a command must print nothing before its last line is examined as a possible prompt. */
+export const STALL_QUIET_MS = 3_000;
+
+/** Prompts that are unmistakable, whether or not the cursor was left on their line. */
+const CERTAIN_PROMPTS = [
+  /[[(](?:y\/n|yes\/no)[\])]\s*[:?]?$/i,
+  /\b(?:password|passphrase|passcode)\b[^:]*:$/i,
+  /\b(?:press|hit) (?:any key|enter|return)\b/i,
+];
+
+/** Endings that are prompts only when the cursor stayed on the line, as it does when a program waits. */
+const OPEN_LINE_PROMPTS = [/\?$/, /\b(?:username|login|user name|email|token|name)\s*:$/i];
+
+/** The last line of `tail` when it looks like a question waiting for an answer; otherwise undefined. */
+export function promptLine(tail: string): string | undefined {
+  const openLine = !/\n\s*$/.test(tail);
+  const line = tail.trimEnd().split("\n").pop()?.trim() ?? "";
+  if (line === "") return undefined;
+  if (CERTAIN_PROMPTS.some((p) => p.test(line))) return line;
+  if (openLine && OPEN_LINE_PROMPTS.some((p) => p.test(line))) return line;
+  return undefined;
+}

@@ -1,0 +1,86 @@
+import { accessSync, constants } from "node:fs";
+import { delimiter, join } from "node:path";
+
+/**
+ * What differs between the shells we run: where the executable is, and how a command is wrapped so its
+ * stderr joins stdout in order and its final working directory is written to a file. Everything else
+ * (process groups, output, timeouts, cwd policy) is shared.
+ */
+export interface ShellAdapter {
+  /** Matches PermissionSubject's `shell`. */
+  readonly kind: "bash" | "powershell";
+  /** The tool's name, for messages. */
+  readonly toolName: string;
+  readonly executable: string;
+  /** What to tell the user when the executable is missing. */
+  readonly missingHint: string;
+  /** The argv running `command`; with `cwdFile`, the shell writes its final directory there on exit. */
+  invocation(
+    executablePath: string,
+    command: string,
+    cwdFile: string | undefined,
+  ): { file: string; args: string[] };
+}
+
+/** POSIX single-quoting: safe for any path. */
+export function shQuote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+function psQuote(text: string): string {
+  return `'${text.replace(/'/g, "''")}'`;
+}
+
+export const bashAdapter: ShellAdapter = {
+  kind: "bash",
+  toolName: "Bash",
+  executable: "bash",
+  missingHint: "bash was not found on PATH; install bash or add its directory to PATH.",
+  invocation(executablePath, command, cwdFile) {
+    // The prefix shares line 1 with the command, so bash's error messages keep the command's line numbers.
+    // An EXIT trap records the directory even when the command calls `exit`, and keeps its exit status.
+    const trap = cwdFile ? `trap ${shQuote(`pwd -P >| ${shQuote(cwdFile)}`)} EXIT; ` : "";
+    return { file: executablePath, args: ["-c", `exec 2>&1; ${trap}${command}`] };
+  },
+};
+
+export const powershellAdapter: ShellAdapter = {
+  kind: "powershell",
+  toolName: "PowerShell",
+  executable: "pwsh",
+  missingHint:
+    "PowerShell (pwsh) is not installed or not on PATH. Install PowerShell 7 (https://aka.ms/powershell) or use the Bash tool.",
+  invocation(executablePath, command, cwdFile) {
+    const script = cwdFile
+      ? `try {\n${command}\n} finally { Set-Content -LiteralPath ${psQuote(cwdFile)} -NoNewline -Value (Get-Location).ProviderPath }\n` +
+        "if ($LASTEXITCODE) { exit $LASTEXITCODE }"
+      : command;
+    // pwsh cannot merge its own error stream into stdout at the descriptor level; sh does, then execs it.
+    return {
+      file: "/bin/sh",
+      args: ["-c", 'exec "$0" -NoProfile -NonInteractive -Command "$1" 2>&1', executablePath, script],
+    };
+  },
+};
+
+const located = new Map<string, string | undefined>();
+
+/** The executable's path on PATH, or undefined; cached per PATH so each call costs no file-system walk. */
+export function locateExecutable(name: string, path = process.env.PATH ?? ""): string | undefined {
+  const key = `${name}\0${path}`;
+  if (located.has(key)) return located.get(key);
+  let found: string | undefined;
+  for (const dir of path.split(delimiter)) {
+    if (!dir) continue;
+    const candidate = join(dir, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      found = candidate;
+      break;
+    } catch {
+      // not in this directory
+    }
+  }
+  located.set(key, found);
+  return found;
+}

@@ -1,0 +1,138 @@
+import { spawn } from "node:child_process";
+import { errorMessage } from "../core/errors.js";
+import { groupAlive, killGroup, trackGroup, untrackGroup } from "./groups.js";
+
+/** How often a running command is checked for waiting on input. */
+const STALL_POLL_MS = 500;
+/**
+ * After the group is dead, how long to wait for its pipes to close before closing them ourselves (a
+ * process that escaped the group with setsid could otherwise hold them open forever).
+ */
+const PIPE_CLOSE_GRACE_MS = 1_000;
+
+/** Why a supervised command ended. */
+export type EndReason = "exited" | "timeout" | "aborted" | "stalled" | "stopped" | "spawnFailed";
+
+export interface Outcome {
+  reason: EndReason;
+  /** The exit code; null when the process was ended by a signal or never started. */
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  /** True when the command exited but left processes in its group, which were then killed. */
+  straysKilled: boolean;
+  /** Why the process could not be started (reason "spawnFailed"). */
+  spawnError?: string;
+}
+
+export interface SuperviseOptions {
+  file: string;
+  args: readonly string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** Written to stdin, which is then closed; without it stdin is /dev/null, so reads end at once. */
+  stdin?: string;
+  onStdout(chunk: Buffer): void;
+  onStderr(chunk: Buffer): void;
+  /** Kill the group after this long; no limit when undefined (background jobs). */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  /** Polled while the command runs; true stops it as waiting for input. */
+  isWaitingForInput?: () => boolean;
+}
+
+export interface Supervised {
+  readonly pid: number | undefined;
+  /** Resolves once the whole group is gone and the output is drained. Never rejects. */
+  readonly done: Promise<Outcome>;
+  /** Kills the group (TERM, then KILL); `done` then resolves with reason "stopped". */
+  stop(): Promise<Outcome>;
+}
+
+/**
+ * Runs one command in its own process group (detached: setsid) with no terminal and no stdin, and
+ * guarantees that when it ends, however it ends, nothing it started is left running.
+ */
+export function supervise(options: SuperviseOptions): Supervised {
+  const child = spawn(options.file, options.args, {
+    cwd: options.cwd,
+    env: options.env,
+    detached: true,
+    stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+  });
+  const pid = child.pid;
+  if (pid !== undefined) trackGroup(pid);
+
+  let reason: EndReason = "exited";
+  let straysKilled = false;
+  let killing: Promise<void> | undefined;
+  const end = (why: EndReason) => {
+    if (killing || pid === undefined) return;
+    reason = why;
+    killing = killGroup(pid);
+  };
+
+  const timer =
+    options.timeoutMs === undefined ? undefined : setTimeout(() => end("timeout"), options.timeoutMs);
+  const poll = options.isWaitingForInput
+    ? setInterval(() => {
+        if (options.isWaitingForInput?.()) end("stalled");
+      }, STALL_POLL_MS)
+    : undefined;
+  const onAbort = () => end("aborted");
+  if (options.signal?.aborted) onAbort();
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+
+  child.stdout!.on("data", options.onStdout);
+  child.stderr!.on("data", options.onStderr);
+  if (child.stdin) {
+    child.stdin.on("error", () => {});
+    child.stdin.end(options.stdin);
+  }
+
+  const done = new Promise<Outcome>((resolve) => {
+    let exitCode: number | null = null;
+    let exitSignal: NodeJS.Signals | null = null;
+    let spawnError: string | undefined;
+    const finish = async () => {
+      clearTimeout(timer);
+      clearInterval(poll);
+      options.signal?.removeEventListener("abort", onAbort);
+      await killing;
+      if (pid !== undefined) untrackGroup(pid);
+      resolve(
+        spawnError !== undefined
+          ? { reason: "spawnFailed", exitCode: null, signal: null, straysKilled: false, spawnError }
+          : { reason, exitCode, signal: exitSignal, straysKilled },
+      );
+    };
+    child.on("error", (error) => {
+      spawnError = errorMessage(error);
+      if (pid === undefined) void finish();
+    });
+    child.on("exit", (code, signal) => {
+      exitCode = code;
+      exitSignal = signal;
+      // The shell is gone; anything still in its group was started by the command and would be orphaned.
+      if (!killing && pid !== undefined && groupAlive(pid)) {
+        straysKilled = true;
+        killing = killGroup(pid);
+      }
+      void (killing ?? Promise.resolve()).then(() => {
+        setTimeout(() => {
+          child.stdout!.destroy();
+          child.stderr!.destroy();
+        }, PIPE_CLOSE_GRACE_MS).unref();
+      });
+    });
+    child.on("close", () => void finish());
+  });
+
+  return {
+    pid,
+    done,
+    stop() {
+      end("stopped");
+      return done;
+    },
+  };
+}

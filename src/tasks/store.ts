@@ -1,0 +1,87 @@
+import type { SessionSlot } from "../core/session.js";
+import type { OutputSnapshot } from "../process/capture.js";
+
+/**
+ * What a task is: a background shell command, a sub-agent, or a work item of the task list
+ * (TaskCreate/TaskList). All share one id space per session, so TaskOutput and TaskStop take any id.
+ */
+export type TaskKind = "shell" | "agent" | "work";
+
+/** `pending`/`in_progress` are a work item's states; runs go running → completed | failed | killed. */
+export type TaskStatus = "pending" | "in_progress" | "running" | "completed" | "failed" | "killed";
+
+/** Something that runs on its own (a shell command, a sub-agent): it has output and can be stopped. */
+export interface TaskRun {
+  readonly outputFile: string;
+  /** What it has printed so far, bounded (whole when short, else head and tail). */
+  output(): OutputSnapshot;
+  /** Resolves when the run ends, however it ends; never rejects. */
+  readonly settled: Promise<void>;
+  /** Ends the run; resolves once it has ended. */
+  stop(): Promise<void>;
+}
+
+export interface Task {
+  readonly id: string;
+  readonly kind: TaskKind;
+  /** One line for listings: the command, the agent's job, the work item's subject. */
+  description: string;
+  status: TaskStatus;
+  readonly createdAt: number;
+  endedAt?: number;
+  /** A finished command's exit code; null when a signal ended it. */
+  exitCode?: number | null;
+  /** Present on tasks that run (shells, agents); work items have none. */
+  run?: TaskRun;
+}
+
+export type RunningTask = Task & { run: TaskRun };
+
+export function isRunning(task: Task): task is RunningTask {
+  return task.run !== undefined && task.status === "running";
+}
+
+/** The tasks of one session, in creation order. */
+export class TaskStore {
+  private readonly tasks = new Map<string, Task>();
+  private counter = 0;
+
+  /** Adds a task; `start` receives the new id (runs name their output file after it). */
+  add(kind: TaskKind, description: string, start?: (id: string) => TaskRun): Task {
+    const id = `${kind}_${++this.counter}`;
+    const task: Task = {
+      id,
+      kind,
+      description,
+      status: start ? "running" : "pending",
+      createdAt: Date.now(),
+    };
+    if (start) task.run = start(id);
+    this.tasks.set(id, task);
+    return task;
+  }
+
+  get(id: string): Task | undefined {
+    return this.tasks.get(id);
+  }
+
+  list(kind?: TaskKind): Task[] {
+    const all = [...this.tasks.values()];
+    return kind ? all.filter((t) => t.kind === kind) : all;
+  }
+
+  /** Stops every run still going; the session calls it when it ends. */
+  async stopAll(): Promise<void> {
+    await Promise.all(
+      this.list()
+        .filter(isRunning)
+        .map((t) => t.run.stop()),
+    );
+  }
+}
+
+export const taskStoreSlot: SessionSlot<TaskStore> = {
+  key: "tasks",
+  create: () => new TaskStore(),
+  dispose: (store) => store.stopAll(),
+};

@@ -1,0 +1,192 @@
+import * as z from "zod";
+import type { ToolCallContext, ToolContext } from "../../core/context.js";
+import { InputError } from "../../core/errors.js";
+import { PermissionLevel } from "../../core/permission-level.js";
+import { ToolResult } from "../../core/result.js";
+import { defineTool } from "../../core/tool.js";
+import { spilledPreview } from "../../executor/budget.js";
+import type { OutputSnapshot } from "../../process/capture.js";
+import { MAX_OUTPUT_FILE_BYTES } from "../../process/capture.js";
+import { STALL_QUIET_MS } from "../../process/prompt.js";
+import { type ForegroundResult, runForeground, startBackground } from "../../process/shell-run.js";
+import type { ShellAdapter } from "../../process/shells.js";
+
+/** Claude Code's defaults, overridable by BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS, BASH_MAX_OUTPUT_LENGTH. */
+export const DEFAULT_TIMEOUT_MS = 120_000;
+export const MAX_TIMEOUT_MS = 600_000;
+export const DEFAULT_MAX_OUTPUT_CHARS = 30_000;
+/** BASH_MAX_OUTPUT_LENGTH is capped here, so one result never floods the model's context. */
+export const MAX_OUTPUT_CHARS_CEILING = 150_000;
+/** Room for the exit code line and notes around the output, so the executor never spills a second time. */
+const RESULT_OVERHEAD_CHARS = 4_000;
+
+export const shellInputSchema = z.strictObject({
+  command: z.string().describe("The command to run."),
+  timeout: z
+    .number()
+    .positive()
+    .optional()
+    .describe(`Time limit in milliseconds (default ${DEFAULT_TIMEOUT_MS}, at most ${MAX_TIMEOUT_MS}).`),
+  description: z
+    .string()
+    .optional()
+    .describe("A few words saying what the command does, shown to the user (e.g. 'Run the unit tests')."),
+  run_in_background: z
+    .boolean()
+    .optional()
+    .describe(
+      "Start the command and return its task id at once; read it with TaskOutput, stop it with TaskStop.",
+    ),
+  dangerouslyDisableSandbox: z
+    .boolean()
+    .optional()
+    .describe("Accepted for compatibility and ignored: commands here never run in a sandbox."),
+});
+
+type ShellInput = z.output<typeof shellInputSchema>;
+
+interface ShellLimits {
+  defaultTimeoutMs: number;
+  maxTimeoutMs: number;
+  maxOutputChars: number;
+}
+
+/** A positive integer from the settings' env, else the host's env, else the default. */
+function envNumber(ctx: ToolContext, name: string, fallback: number): number {
+  const raw = ctx.config.env[name] ?? process.env[name];
+  const value = raw === undefined ? Number.NaN : Number(raw);
+  return Number.isInteger(value) && value > 0 ? value : fallback;
+}
+
+export function shellLimits(ctx: ToolContext): ShellLimits {
+  const maxTimeoutMs = envNumber(ctx, "BASH_MAX_TIMEOUT_MS", MAX_TIMEOUT_MS);
+  return {
+    maxTimeoutMs,
+    defaultTimeoutMs: Math.min(envNumber(ctx, "BASH_DEFAULT_TIMEOUT_MS", DEFAULT_TIMEOUT_MS), maxTimeoutMs),
+    maxOutputChars: Math.min(
+      envNumber(ctx, "BASH_MAX_OUTPUT_LENGTH", DEFAULT_MAX_OUTPUT_CHARS),
+      MAX_OUTPUT_CHARS_CEILING,
+    ),
+  };
+}
+
+/** Leading blank lines and trailing whitespace carry nothing for the model. */
+function trimOutput(text: string): string {
+  return text.replace(/^(?:[ \t]*\r?\n)+/, "").trimEnd();
+}
+
+/** The output as the model sees it: whole, or head and tail with the path of the file holding all of it. */
+export function renderOutput(output: OutputSnapshot): string {
+  if (output.whole !== undefined || output.file === undefined) return trimOutput(output.whole ?? output.head);
+  const preview = spilledPreview(
+    output.head.replace(/^(?:[ \t]*\r?\n)+/, ""),
+    output.tail.trimEnd(),
+    output.totalChars,
+    output.file,
+  );
+  return output.fileComplete
+    ? preview
+    : `${preview}\n(The file holds only the first ${MAX_OUTPUT_FILE_BYTES / 1024 / 1024} MB of the output.)`;
+}
+
+function seconds(ms: number): string {
+  return `${Math.round(ms / 100) / 10} s`;
+}
+
+function body(output: string): string {
+  return output === "" ? "It printed nothing." : `Output so far:\n${output}`;
+}
+
+/** The result's text and whether it is an error, from how the command ended. */
+function describeEnd(adapter: ShellAdapter, run: ForegroundResult, timeoutMs: number) {
+  const output = renderOutput(run.output);
+  const { outcome } = run;
+  switch (outcome.reason) {
+    case "timeout":
+      return {
+        isError: true,
+        text:
+          `The command timed out after ${seconds(timeoutMs)} and was stopped with every process it started. ` +
+          `${body(output)}\nFor a long-running command, call ${adapter.toolName} with run_in_background: true ` +
+          "and follow it with TaskOutput, or pass a larger timeout.",
+      };
+    case "stalled":
+      return {
+        isError: true,
+        text:
+          `The command was stopped: it printed nothing for ${seconds(STALL_QUIET_MS)} and its last line looks ` +
+          `like a prompt waiting for an answer ("${run.prompt}"). Commands get no input here (stdin is closed). ` +
+          "Run it non-interactively: pass its yes/force/no-input flag (e.g. -y, --yes, --no-input), give the value " +
+          `as an option or environment variable, or pipe the answer in (printf 'y\\n' | command).\n${body(output)}`,
+      };
+    case "aborted":
+    case "stopped":
+      return { isError: true, text: `The command was cancelled and stopped. ${body(output)}` };
+    case "spawnFailed":
+      return { isError: true, text: `${adapter.toolName} could not start: ${outcome.spawnError}` };
+    case "exited":
+      if (outcome.exitCode === 0)
+        return { isError: false, text: output || "The command succeeded with no output." };
+      return {
+        isError: true,
+        text:
+          outcome.exitCode === null
+            ? `The command was killed by ${outcome.signal}.${output ? `\n${output}` : ""}`
+            : `Exit code ${outcome.exitCode}${output ? `\n${output}` : ""}`,
+      };
+  }
+}
+
+async function runInForeground(adapter: ShellAdapter, input: ShellInput, ctx: ToolCallContext) {
+  const limits = shellLimits(ctx);
+  const timeoutMs = Math.min(input.timeout ?? limits.defaultTimeoutMs, limits.maxTimeoutMs);
+  const run = await runForeground(
+    { adapter, command: input.command, ctx },
+    { timeoutMs, inlineChars: limits.maxOutputChars, signal: ctx.signal },
+  );
+  const { isError, text } = describeEnd(adapter, run, timeoutMs);
+  const notes = [...run.notes];
+  if (run.outcome.straysKilled) {
+    notes.push(
+      "Processes the command left running were stopped when it finished; start long-running processes " +
+        "with run_in_background: true.",
+    );
+  }
+  const full = notes.length > 0 ? `${text}\n\n${notes.join("\n")}` : text;
+  const metadata = {
+    exitCode: run.outcome.exitCode,
+    endedBy: run.outcome.reason,
+    cwd: run.cwd,
+    ...(run.output.file ? { spilledTo: run.output.file, fullLength: run.output.totalChars } : {}),
+  };
+  return isError ? ToolResult.error(full, metadata) : ToolResult.success(full, metadata);
+}
+
+function runInBackground(adapter: ShellAdapter, input: ShellInput, ctx: ToolCallContext) {
+  const task = startBackground({ adapter, command: input.command, ctx }, shellLimits(ctx).maxOutputChars);
+  return ToolResult.success(
+    `The command is running in the background as task ${task.id}; its output goes to ${task.run.outputFile}. ` +
+      `Read it with TaskOutput (task_id "${task.id}") and stop it with TaskStop.`,
+    { taskId: task.id, outputFile: task.run.outputFile },
+  );
+}
+
+/** Bash and PowerShell are one tool over different shells: same input, same results, same supervision. */
+export function defineShellTool(adapter: ShellAdapter, description: string) {
+  return defineTool({
+    name: adapter.toolName,
+    description,
+    permissionLevel: PermissionLevel.Execute,
+    inputSchema: shellInputSchema,
+    maxResultChars: MAX_OUTPUT_CHARS_CEILING + RESULT_OVERHEAD_CHARS,
+    // Commands share the session's working directory and may touch anything: never run two at once.
+    isConcurrencySafe: () => false,
+    permissionSubject: (input) => ({ kind: "command", command: input.command, shell: adapter.kind }),
+    async execute(input, ctx) {
+      if (input.command.trim() === "") throw new InputError("command is empty; pass the command to run.");
+      return input.run_in_background
+        ? runInBackground(adapter, input, ctx)
+        : runInForeground(adapter, input, ctx);
+    },
+  });
+}
