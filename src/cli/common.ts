@@ -3,10 +3,14 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { createToolContext, type ToolContext } from "../core/context.js";
+import type { McpManager } from "../core/mcp-manager.js";
 import { isPermissionMode, PERMISSION_MODES, type PermissionMode } from "../core/permission-level.js";
 import { Session } from "../core/session.js";
+import { resolveServers } from "../mcp/config.js";
+import { McpClientManager } from "../mcp/manager.js";
 import type { PermissionHandler, PermissionRuleEntry } from "../permissions/types.js";
 import { loadSettings, readJsonFile } from "../settings/load.js";
+import type { Settings } from "../settings/types.js";
 
 /** Exit codes of every command: 0 success, 1 the tool (or server) failed, 2 bad usage. */
 export const EXIT_OK = 0;
@@ -93,16 +97,32 @@ function cliRules(flags: ContextFlags, root: string): PermissionRuleEntry[] {
   ];
 }
 
+/**
+ * The workspace's MCP servers (.mcp.json, settings mcpServers) behind a manager, or undefined when none are
+ * configured. Nothing connects until a caller asks (`connect()`, or a resource tool).
+ */
+export function mcpManagerFor(workingDir: string, config: Settings): McpManager | undefined {
+  const servers = resolveServers(config);
+  return servers.length > 0 ? new McpClientManager(servers, { cwd: workingDir }) : undefined;
+}
+
 /** Builds the ToolContext a CLI command runs tools in: settings from the workspace, flags on top. */
 export function contextFromFlags(
   flags: ContextFlags,
-  extra: { session?: Session; permissionHandler?: PermissionHandler; nonInteractive?: boolean } = {},
+  extra: {
+    session?: Session;
+    permissionHandler?: PermissionHandler;
+    nonInteractive?: boolean;
+    /** A manager shared between contexts (the MCP server's sessions); by default one is made per context. */
+    mcpManager?: McpManager;
+  } = {},
 ): ToolContext {
   const workingDir = resolve(flags.cwd ?? process.cwd());
   const config = loadSettings(workingDir);
   return createToolContext({
     workingDir,
     config,
+    mcpManager: "mcpManager" in extra ? extra.mcpManager : mcpManagerFor(workingDir, config),
     session: extra.session,
     permissionMode: flags.permissionMode,
     permissionHandler: extra.permissionHandler,

@@ -2,6 +2,7 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { registerList } from "./commands/list.js";
+import { registerMcp } from "./commands/mcp.js";
 import { registerRun } from "./commands/run.js";
 import { registerSchema } from "./commands/schema.js";
 import { EXIT_USAGE } from "./common.js";
@@ -20,6 +21,7 @@ const program = new Command()
 registerList(program);
 registerSchema(program);
 registerRun(program);
+registerMcp(program);
 
 try {
   await program.parseAsync(process.argv);

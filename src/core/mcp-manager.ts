@@ -1,4 +1,3 @@
-import type { ContentBlock } from "./result.js";
 import type { AnyTool } from "./tool.js";
 
 /** One resource an MCP server offers. */
@@ -10,12 +9,22 @@ export interface McpResourceInfo {
   description?: string;
 }
 
+/** One item of a `resources/read` answer: text, or base64 `blob` bytes. */
+export interface McpResourceContents {
+  uri: string;
+  mimeType?: string;
+  text?: string;
+  blob?: string;
+}
+
 export interface McpServerStatus {
   name: string;
   status: "connecting" | "connected" | "failed" | "closed";
   transport: "stdio" | "http" | "sse";
   error?: string;
   toolCount: number;
+  /** Where the server was configured (.mcp.json path or settings). */
+  source?: string;
 }
 
 /**
@@ -26,7 +35,15 @@ export interface McpManager {
   /** Every connected server's tools, named `mcp__<server>__<tool>`. */
   tools(): AnyTool[];
   servers(): McpServerStatus[];
-  listResources(server?: string): Promise<McpResourceInfo[]>;
-  readResource(server: string, uri: string, signal?: AbortSignal): Promise<ContentBlock[]>;
+  /**
+   * Connects every configured server in parallel, each bounded by a timeout; resolves when all have
+   * connected or failed. Idempotent. Failures show in servers(), they are never thrown.
+   */
+  connect(): Promise<void>;
+  /** Calls `listener` whenever tools() changes (a server connected, reconnected, or changed its list). */
+  onToolsChanged(listener: () => void): () => void;
+  /** Resources of one server, or of every connected server; throws an Error naming the servers that exist. */
+  listResources(server?: string, signal?: AbortSignal): Promise<McpResourceInfo[]>;
+  readResource(server: string, uri: string, signal?: AbortSignal): Promise<McpResourceContents[]>;
   close(): Promise<void>;
 }

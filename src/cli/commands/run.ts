@@ -88,6 +88,8 @@ Exit codes: 0 success, 1 the tool reported an error, 2 bad usage.`,
     process.once("SIGINT", onSignal);
     let result: ToolResult;
     try {
+      // MCP tools exist only once their servers are connected; other tools never wait for MCP.
+      if (name.startsWith("mcp__")) await ctx.mcpManager?.connect();
       result = await runTool(name, input.value, ctx, { signal: controller.signal });
     } finally {
       process.removeListener("SIGINT", onSignal);

@@ -1,0 +1,155 @@
+import { resolve } from "node:path";
+import { type Command, InvalidArgumentError } from "commander";
+import type { McpServerStatus } from "../../core/mcp-manager.js";
+import type { ContextFactory } from "../../mcp/server.js";
+import { loadSettings, SettingsError } from "../../settings/load.js";
+import {
+  addContextOptions,
+  type ContextFlags,
+  contextFromFlags,
+  EXIT_TOOL_ERROR,
+  EXIT_USAGE,
+  mcpManagerFor,
+} from "../common.js";
+
+interface ServeFlags extends ContextFlags {
+  http?: boolean;
+  port: number;
+  host: string;
+  token?: string;
+}
+
+/** Port of `--http` when none is given. */
+const DEFAULT_HTTP_PORT = 3333;
+
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    throw new InvalidArgumentError("use a port from 0 to 65535");
+  return port;
+}
+
+function usageError(command: string, message: string): void {
+  process.stderr.write(`cc-tools ${command}: ${message}\n`);
+  process.exitCode = EXIT_USAGE;
+}
+
+/** `cc-tools mcp`: the heavy modules (SDK, executor, tools) load inside the action, so other commands stay quick. */
+async function serve(flags: ServeFlags): Promise<void> {
+  const token = flags.token ?? process.env.CC_TOOLS_TOKEN;
+  let manager: ReturnType<typeof mcpManagerFor>;
+  try {
+    const workingDir = resolve(flags.cwd ?? process.cwd());
+    manager = mcpManagerFor(workingDir, loadSettings(workingDir));
+  } catch (error) {
+    if (error instanceof SettingsError) return usageError("mcp", error.message);
+    throw error;
+  }
+  const makeContext: ContextFactory = (session, permissionHandler) =>
+    contextFromFlags(flags, { session, permissionHandler, mcpManager: manager });
+  // Other servers' tools join the list when they connect (clients hear tools/list_changed).
+  if (manager) setImmediate(() => void manager.connect());
+
+  if (!flags.http) {
+    const { serveToolsOverStdio } = await import("../../mcp/serve-stdio.js");
+    await serveToolsOverStdio(makeContext, manager);
+    return;
+  }
+  const { isLoopback, serveToolsOverHttp } = await import("../../mcp/serve-http.js");
+  if (!isLoopback(flags.host) && !token) {
+    return usageError(
+      "mcp",
+      `serving on ${flags.host} (not loopback) needs a bearer token: pass --token or set CC_TOOLS_TOKEN.`,
+    );
+  }
+  let served: Awaited<ReturnType<typeof serveToolsOverHttp>>;
+  try {
+    served = await serveToolsOverHttp(makeContext, manager, { host: flags.host, port: flags.port, token });
+  } catch (error) {
+    process.stderr.write(
+      `cc-tools mcp: cannot listen on ${flags.host}:${flags.port}: ${(error as Error).message}\n`,
+    );
+    process.exitCode = EXIT_TOOL_ERROR;
+    return;
+  }
+  process.stderr.write(
+    `cc-tools MCP server listening on ${served.url}${token ? " (bearer token required)" : ""}\n`,
+  );
+  const stop = async () => {
+    await served.close();
+    await manager?.close();
+    process.exit(0);
+  };
+  process.once("SIGINT", () => void stop());
+  process.once("SIGTERM", () => void stop());
+}
+
+function printStatuses(statuses: McpServerStatus[]): void {
+  if (statuses.length === 0) {
+    process.stdout.write(
+      'No MCP servers configured. Add them to .mcp.json ({"mcpServers": {...}}) or settings mcpServers.\n',
+    );
+    return;
+  }
+  const nameWidth = Math.max(...statuses.map((s) => s.name.length));
+  for (const s of statuses) {
+    const tools = s.status === "connected" ? `${s.toolCount} tool${s.toolCount === 1 ? "" : "s"}` : "";
+    process.stdout.write(
+      `${s.name.padEnd(nameWidth)}  ${s.transport.padEnd(5)}  ${s.status.padEnd(9)}  ${tools}\n`,
+    );
+    if (s.error)
+      process.stdout.write(
+        `${" ".repeat(nameWidth + 2)}${s.error.replaceAll("\n", `\n${" ".repeat(nameWidth + 2)}`)}\n`,
+      );
+  }
+}
+
+/** `cc-tools mcp-servers`: connects every configured server once and reports what happened. */
+async function listServers(flags: { cwd?: string; json?: boolean }): Promise<void> {
+  const workingDir = resolve(flags.cwd ?? process.cwd());
+  let manager: ReturnType<typeof mcpManagerFor>;
+  try {
+    manager = mcpManagerFor(workingDir, loadSettings(workingDir));
+  } catch (error) {
+    if (error instanceof SettingsError) return usageError("mcp-servers", error.message);
+    throw error;
+  }
+  await manager?.connect();
+  const statuses = manager?.servers() ?? [];
+  const tools = manager?.tools().map((t) => t.name) ?? [];
+  await manager?.close();
+  if (flags.json) process.stdout.write(`${JSON.stringify({ servers: statuses, tools }, null, 2)}\n`);
+  else printStatuses(statuses);
+  process.exitCode = statuses.some((s) => s.status !== "connected") ? EXIT_TOOL_ERROR : 0;
+}
+
+export function registerMcp(program: Command): void {
+  const command = program
+    .command("mcp")
+    .description("serve the tools to an MCP client: stdio by default, Streamable HTTP with --http")
+    .option("--http", "serve Streamable HTTP at http://<host>:<port>/mcp instead of stdio")
+    .option("--port <n>", `HTTP port (0 picks a free one)`, parsePort, DEFAULT_HTTP_PORT)
+    .option("--host <host>", "HTTP address to bind; anything but loopback requires a token", "127.0.0.1")
+    .option("--token <token>", "bearer token HTTP clients must send (default: $CC_TOOLS_TOKEN)")
+    .addHelpText(
+      "after",
+      `
+Examples:
+  cc-tools mcp --cwd ~/project                       # stdio, for Claude Desktop, Claude Code, VS Code
+  cc-tools mcp --http --port 3333                    # http://127.0.0.1:3333/mcp
+  CC_TOOLS_TOKEN=secret cc-tools mcp --http --host 0.0.0.0
+
+Permission asks go to the client through MCP elicitation when it supports that; otherwise the call is
+refused with the rule that would allow it (pass it with --allow, or pick a --permission-mode).`,
+    );
+  addContextOptions(command, { session: false });
+  command.action(serve);
+
+  program
+    .command("mcp-servers")
+    .description("connect the MCP servers configured in .mcp.json and settings, and show each one's status")
+    .option("--cwd <dir>", "workspace directory (default: the current directory)")
+    .option("--json", "print JSON: every server's status and error, and the mcp__ tool names")
+    .addHelpText("after", "\nExit codes: 0 every server connected, 1 some failed, 2 bad configuration.")
+    .action(listServers);
+}

@@ -1,0 +1,108 @@
+import { type ListToolsResult, Server } from "@modelcontextprotocol/server";
+import type { ToolContext } from "../core/context.js";
+import { log } from "../core/log.js";
+import type { McpManager } from "../core/mcp-manager.js";
+import { ToolResult } from "../core/result.js";
+import { Session } from "../core/session.js";
+import { runTool } from "../executor/run.js";
+import type { PermissionHandler } from "../permissions/types.js";
+import { toMcpTools, toolsFor } from "../registry.js";
+import { toMcpResult } from "./content.js";
+import { currentRequest, elicitationHandler } from "./elicit.js";
+import { progressChannel } from "./progress.js";
+
+/** Largest `arguments` object a tools/call may carry (as JSON); bigger ones are refused, not parsed by tools. */
+export const MAX_ARGUMENT_CHARS = 4 * 1024 * 1024;
+
+const SERVER_INFO = { name: "cc-tools", version: "0.1.0" };
+
+const INSTRUCTIONS =
+  "Claude Code's tools (Read, Edit, Bash, Grep, ...) on one workspace. State persists per connection: files " +
+  "read, the shell's working directory and background jobs. Read a file before editing it.";
+
+/** Builds the context one connection's calls run in: its own session, asking through `handler`. */
+export type ContextFactory = (session: Session, handler: PermissionHandler) => ToolContext;
+
+/** One client connection: an SDK server instance and the tool session behind it. */
+export interface ToolSession {
+  readonly server: Server;
+  readonly ctx: ToolContext;
+  /** Ends the session: running calls are aborted and background jobs killed. */
+  dispose(): Promise<void>;
+}
+
+/**
+ * A server for one connection. Every tools/call goes through the one executor with this connection's
+ * context, under the request's abort signal (so `notifications/cancelled` kills the call's processes).
+ */
+export function createToolSession(makeContext: ContextFactory, manager: McpManager | undefined): ToolSession {
+  const session = new Session();
+  const server = new Server(SERVER_INFO, {
+    capabilities: { tools: { listChanged: true } },
+    instructions: INSTRUCTIONS,
+  });
+  const ctx = makeContext(
+    session,
+    elicitationHandler(() => Boolean(server.getClientCapabilities()?.elicitation)),
+  );
+  const inFlight = new Set<AbortController>();
+
+  // Our schemas are draft-07 objects; the SDK's type wants its own JSON value type.
+  server.setRequestHandler("tools/list", () => ({
+    tools: toMcpTools(toolsFor(ctx)) as ListToolsResult["tools"],
+  }));
+
+  server.setRequestHandler("tools/call", async (request, call) => {
+    const { name } = request.params;
+    const args = request.params.arguments ?? {};
+    const size = JSON.stringify(args).length;
+    if (size > MAX_ARGUMENT_CHARS) {
+      return toMcpResult(
+        ToolResult.rejected(
+          `The arguments of ${name} are ${size} characters of JSON, more than the ${MAX_ARGUMENT_CHARS} a call may carry. Write large content to a file first and pass its path.`,
+        ),
+      );
+    }
+    // A tool of another MCP server may be called before that server finished connecting.
+    if (name.startsWith("mcp__")) await manager?.connect();
+    const progress = progressChannel(call.mcpReq._meta?.progressToken, (n) => call.mcpReq.notify(n));
+    // Aborted by the client's cancellation, or by dispose() when the connection goes away mid-call.
+    const controller = new AbortController();
+    const onCancel = () => controller.abort(call.mcpReq.signal.reason ?? "cancelled by the client");
+    if (call.mcpReq.signal.aborted) onCancel();
+    call.mcpReq.signal.addEventListener("abort", onCancel, { once: true });
+    inFlight.add(controller);
+    try {
+      const result = await currentRequest.run(call, () =>
+        runTool(name, args, ctx, {
+          signal: controller.signal,
+          onProgress: progress.report,
+          toolUseId: `mcp_${String(call.mcpReq.id)}`,
+        }),
+      );
+      return toMcpResult(result);
+    } finally {
+      progress.stop();
+      inFlight.delete(controller);
+      call.mcpReq.signal.removeEventListener("abort", onCancel);
+    }
+  });
+
+  const unsubscribe = manager?.onToolsChanged(() => {
+    server.sendToolListChanged().catch((error) => log.debug("could not send tools/list_changed", error));
+  });
+
+  let disposed: Promise<void> | undefined;
+  return {
+    server,
+    ctx,
+    dispose() {
+      disposed ??= (async () => {
+        unsubscribe?.();
+        for (const controller of inFlight) controller.abort("the client disconnected");
+        await session.dispose();
+      })();
+      return disposed;
+    },
+  };
+}
