@@ -1,0 +1,9 @@
+import { isAbsolute, relative, sep } from "node:path";
+
+/** A path as results show it: relative to the working dir when under it (as Claude Code does), else absolute. */
+export function displayPath(cwd: string, absolute: string): string {
+  const rel = relative(cwd, absolute);
+  if (rel === "") return ".";
+  if (rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return absolute;
+  return rel;
+}

@@ -1,0 +1,74 @@
+/**
+ * What a search asks for, independent of who runs it: ripgrep (src/search/rg-backend.ts) or the built-in
+ * TypeScript search (src/search/builtin-backend.ts). Both return the same records, so the tools format
+ * one way and the test suite runs unchanged against either.
+ */
+
+/** Version-control directories never listed or searched: their internals are noise to a model. */
+export const VCS_DIRS = [".git", ".svn", ".hg", ".bzr", ".jj", ".sl"] as const;
+
+/** Lines longer than this are replaced by a marker (minified files would swamp the result). */
+export const MAX_LINE_CHARS = 500;
+export const OMITTED_MATCH_LINE = "[Omitted long matching line]";
+export const OMITTED_CONTEXT_LINE = "[Omitted long context line]";
+
+/** How often (in files) a long search reports progress. */
+export const PROGRESS_EVERY_FILES = 1_000;
+
+export interface FileQuery {
+  /** Paths under this directory are shown relative to it; others absolute. */
+  cwd: string;
+  /** Absolute file or directory to search. */
+  root: string;
+  rootIsFile: boolean;
+  /** ripgrep-style globs; a leading `!` excludes. */
+  globs: readonly string[];
+  /** False lists ignored files too (Glob does, as Claude Code's does). */
+  respectIgnore: boolean;
+  signal: AbortSignal;
+  onProgress?(filesSoFar: number): void;
+}
+
+export interface GrepQuery extends FileQuery {
+  pattern: string;
+  ignoreCase: boolean;
+  /** Patterns may span lines and `.` matches newlines. */
+  multiline: boolean;
+  type?: string;
+  /** Search files that look binary too (used to tell the model what was skipped). */
+  searchBinary: boolean;
+}
+
+export interface ContentQuery extends GrepQuery {
+  before: number;
+  after: number;
+  onlyMatching: boolean;
+  /** Stop collecting after this many line records (the search is then reported as cut short). */
+  maxRecords: number;
+}
+
+/**
+ * One file's output lines in ripgrep's own `-n` form: `N:text` for a matching line, `N-text` for a context
+ * line, `--` for a break between non-adjacent groups. Strings, not objects: thousands of them are kept.
+ */
+export interface FileLines {
+  path: string;
+  records: string[];
+}
+
+export interface ContentResult {
+  files: FileLines[];
+  /** True when maxRecords was reached and the search was stopped. */
+  cutShort: boolean;
+}
+
+export interface SearchBackend {
+  readonly name: "ripgrep" | "builtin";
+  /** Files under the root that match the globs (display paths). */
+  listFiles(query: FileQuery): Promise<string[]>;
+  /** Files containing a match (display paths). */
+  matchingFiles(query: GrepQuery): Promise<string[]>;
+  /** Number of matching lines per file (display paths). */
+  countMatches(query: GrepQuery): Promise<Array<[path: string, count: number]>>;
+  matchingLines(query: ContentQuery): Promise<ContentResult>;
+}

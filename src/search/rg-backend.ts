@@ -1,0 +1,196 @@
+/**
+ * The search run by ripgrep. Output is parsed from `--null` mode: every path ends in a NUL byte, so
+ * colons, spaces and dashes in paths never confuse the parser, and the text after the NUL is rg's plain
+ * `N:text` / `N-text` record — cheaper to produce and parse than `--json` (measured in bench/search.ts).
+ */
+import { sep } from "node:path";
+import { StringDecoder } from "node:string_decoder";
+import { InputError, ToolError } from "../core/errors.js";
+import { displayPath } from "./paths.js";
+import {
+  type ContentQuery,
+  type ContentResult,
+  type FileLines,
+  type FileQuery,
+  type GrepQuery,
+  MAX_LINE_CHARS,
+  PROGRESS_EVERY_FILES,
+  type SearchBackend,
+  VCS_DIRS,
+} from "./query.js";
+import { runRipgrep } from "./ripgrep.js";
+
+function baseArgs(query: FileQuery): string[] {
+  // --no-config: a user's RIPGREP_CONFIG_PATH must not change what the tools return.
+  const args = ["--no-config", "--hidden", "--null"];
+  if (!query.respectIgnore) args.push("--no-ignore");
+  for (const glob of query.globs) args.push("--glob", glob);
+  // After the caller's globs: rg lets the last matching glob win, and VCS internals must stay out.
+  for (const dir of VCS_DIRS) args.push("--glob", `!${dir}`);
+  return args;
+}
+
+function grepArgs(query: GrepQuery): string[] {
+  const args = baseArgs(query);
+  if (query.ignoreCase) args.push("--ignore-case");
+  if (query.multiline) args.push("--multiline", "--multiline-dotall");
+  if (query.type) args.push("--type", query.type);
+  if (query.searchBinary) args.push("--binary");
+  args.push("--regexp", query.pattern);
+  return args;
+}
+
+/**
+ * Where rg runs and what it is given. A directory is searched from inside (rg matches globs with a `/`
+ * against paths relative to its cwd, and the model means them relative to `path`), and every printed
+ * path gets the root's display prefix. A single file is passed by its display path.
+ */
+function invocation(args: string[], query: FileQuery): { args: string[]; cwd: string; prefix: string } {
+  const root = displayPath(query.cwd, query.root);
+  if (query.rootIsFile) return { args: [...args, "--", root], cwd: query.cwd, prefix: "" };
+  return { args, cwd: query.root, prefix: root === "." ? "" : root.endsWith(sep) ? root : root + sep };
+}
+
+/** Turns rg's complaint into a message that says what to change. */
+function failure(stderr: string): ToolError {
+  const reason = stderr.replace(/^rg: /gm, "").trim();
+  if (/regex parse error|error parsing regex/.test(reason)) {
+    return new InputError(
+      `The pattern is not a valid regular expression. ripgrep says:\n${reason}\n` +
+        "Escape special characters with a backslash (e.g. \\( or \\.) to match them literally.",
+    );
+  }
+  if (/not allowed in a regex/.test(reason)) {
+    return new InputError("The pattern contains a line break: set multiline: true to match across lines.");
+  }
+  if (/unrecognized file type/.test(reason)) {
+    return new InputError(
+      `${reason}. Use a ripgrep type name such as js, ts, py, rust, go, java, md, or filter with \`glob\` instead.`,
+    );
+  }
+  if (/glob/.test(reason)) return new InputError(`The glob is not valid: ${reason}`);
+  return new ToolError(`ripgrep failed: ${reason || "no reason given"}`);
+}
+
+interface Collected {
+  stopped: boolean;
+}
+
+async function run(
+  binary: string,
+  args: string[],
+  query: FileQuery,
+  onText: (text: string, prefix: string, stop: () => void) => void,
+): Promise<Collected> {
+  const decoder = new StringDecoder("utf8");
+  let sawOutput = false;
+  const how = invocation(args, query);
+  const result = await runRipgrep(binary, how.args, {
+    cwd: how.cwd,
+    signal: query.signal,
+    onData(chunk, stop) {
+      sawOutput = true;
+      onText(decoder.write(chunk), how.prefix, stop);
+    },
+  });
+  const rest = decoder.end();
+  if (rest) onText(rest, how.prefix, () => {});
+  if (query.signal.aborted) throw new ToolError("The search was cancelled.");
+  // Exit 2 with output means some files could not be read; the results found are still good.
+  if (result.code === 2 && !sawOutput && !result.stopped) throw failure(result.stderr);
+  return { stopped: result.stopped };
+}
+
+/** Collects NUL-terminated paths (`--files`, `-l`), reporting progress as they arrive. */
+async function paths(binary: string, args: string[], query: FileQuery): Promise<string[]> {
+  const out: string[] = [];
+  let pending = "";
+  let nextReport = PROGRESS_EVERY_FILES;
+  await run(binary, args, query, (text, prefix) => {
+    const parts = (pending + text).split("\0");
+    pending = parts.pop()!;
+    for (const p of parts) out.push(prefix + p);
+    if (out.length >= nextReport) {
+      query.onProgress?.(out.length);
+      nextReport = out.length + PROGRESS_EVERY_FILES;
+    }
+  });
+  return out;
+}
+
+/** Splits `path\0N:text` lines into per-file record lists; rg writes each file's lines contiguously. */
+class RecordParser {
+  readonly files: FileLines[] = [];
+  records = 0;
+  private pending = "";
+  private current: (FileLines & { rgPath: string }) | undefined;
+  private breakPending = false;
+
+  feed(text: string, prefix: string): void {
+    const lines = (this.pending + text).split("\n");
+    this.pending = lines.pop()!;
+    for (const line of lines) this.line(line, prefix);
+  }
+
+  private line(line: string, prefix: string): void {
+    const nul = line.indexOf("\0");
+    if (nul < 0) {
+      // `--`: a break between groups; only kept when the next line is from the same file.
+      if (line === "--") this.breakPending = true;
+      return;
+    }
+    const path = line.slice(0, nul);
+    if (this.current?.rgPath !== path) {
+      this.current = { path: prefix + path, rgPath: path, records: [] };
+      this.files.push(this.current);
+    } else if (this.breakPending) {
+      this.current.records.push("--");
+      this.records++;
+    }
+    this.breakPending = false;
+    this.current.records.push(line.slice(nul + 1));
+    this.records++;
+  }
+}
+
+export function ripgrepBackend(binary: string): SearchBackend {
+  return {
+    name: "ripgrep",
+    listFiles: (query) => paths(binary, [...baseArgs(query), "--files"], query),
+    matchingFiles: (query) => paths(binary, [...grepArgs(query), "--files-with-matches"], query),
+
+    async countMatches(query) {
+      const counts: Array<[string, number]> = [];
+      let pending = "";
+      const args = [...grepArgs(query), "--count", "--with-filename"];
+      await run(binary, args, query, (text, prefix) => {
+        const lines = (pending + text).split("\n");
+        pending = lines.pop()!;
+        for (const line of lines) {
+          const nul = line.lastIndexOf("\0");
+          if (nul >= 0) counts.push([prefix + line.slice(0, nul), Number(line.slice(nul + 1))]);
+        }
+      });
+      return counts;
+    },
+
+    async matchingLines(query: ContentQuery): Promise<ContentResult> {
+      const args = [...grepArgs(query), "--line-number", "--with-filename"];
+      args.push("--max-columns", String(MAX_LINE_CHARS));
+      if (query.before > 0) args.push("--before-context", String(query.before));
+      if (query.after > 0) args.push("--after-context", String(query.after));
+      if (query.onlyMatching) args.push("--only-matching");
+      const parser = new RecordParser();
+      let nextReport = PROGRESS_EVERY_FILES;
+      const { stopped } = await run(binary, args, query, (text, prefix, stop) => {
+        parser.feed(text, prefix);
+        if (parser.records >= query.maxRecords) stop();
+        if (parser.files.length >= nextReport) {
+          query.onProgress?.(parser.files.length);
+          nextReport = parser.files.length + PROGRESS_EVERY_FILES;
+        }
+      });
+      return { files: parser.files, cutShort: stopped };
+    },
+  };
+}

@@ -1,0 +1,98 @@
+/**
+ * Finding and running the ripgrep binary. Order: the binary shipped in `@vscode/ripgrep`, then `RG_PATH`,
+ * then `rg` on PATH; `CC_TOOLS_RIPGREP=off` forces the built-in TypeScript search (tests run both ways).
+ */
+import { spawn } from "node:child_process";
+import { accessSync, constants } from "node:fs";
+import { delimiter, join } from "node:path";
+
+/** Set to "off" to search without ripgrep even when a binary is available. */
+export const RIPGREP_ENV = "CC_TOOLS_RIPGREP";
+
+/** How much of rg's stderr is kept for error messages. */
+const MAX_STDERR_CHARS = 4_000;
+
+function executable(path: string | undefined): string | undefined {
+  if (!path) return undefined;
+  try {
+    accessSync(path, constants.X_OK);
+    return path;
+  } catch {
+    return undefined;
+  }
+}
+
+async function bundledBinary(): Promise<string | undefined> {
+  try {
+    // Imported lazily: the package throws at import time when its platform binary is not installed.
+    const { rgPath } = await import("@vscode/ripgrep");
+    return executable(rgPath);
+  } catch {
+    return undefined;
+  }
+}
+
+function onPath(): string | undefined {
+  const name = process.platform === "win32" ? "rg.exe" : "rg";
+  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
+    const found = dir && executable(join(dir, name));
+    if (found) return found;
+  }
+  return undefined;
+}
+
+// The binary's location does not change while the process runs; the env switch is read on every call.
+let located: Promise<string | undefined> | undefined;
+
+/** The ripgrep binary to use, or undefined when none is found or the env switch turns it off. */
+export function findRipgrep(): Promise<string | undefined> {
+  if (process.env[RIPGREP_ENV] === "off") return Promise.resolve(undefined);
+  located ??= bundledBinary().then((p) => p ?? executable(process.env.RG_PATH) ?? onPath());
+  return located;
+}
+
+export interface RgRun {
+  /** 0 = matches, 1 = none, 2 = error (possibly with partial output). */
+  code: number;
+  stderr: string;
+  /** True when `stop()` or the signal ended rg before it finished. */
+  stopped: boolean;
+}
+
+export interface RgOptions {
+  cwd: string;
+  signal: AbortSignal;
+  /** Receives stdout as it arrives; call `stop` to end rg early (enough results collected). */
+  onData(chunk: Buffer, stop: () => void): void;
+}
+
+/** Runs rg with stdin closed (so it never waits on, or searches, stdin); abort kills it. */
+export function runRipgrep(binary: string, args: readonly string[], options: RgOptions): Promise<RgRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(binary, args, { cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"] });
+    let stopped = false;
+    let stderr = "";
+    const stop = () => {
+      if (stopped) return;
+      stopped = true;
+      child.kill("SIGKILL");
+    };
+    const onAbort = () => stop();
+    if (options.signal.aborted) stop();
+    else options.signal.addEventListener("abort", onAbort, { once: true });
+    child.stdout.on("data", (chunk: Buffer) => {
+      if (!stopped) options.onData(chunk, stop);
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      if (stderr.length < MAX_STDERR_CHARS) stderr += chunk.toString("utf8");
+    });
+    child.on("error", (error) => {
+      options.signal.removeEventListener("abort", onAbort);
+      reject(error);
+    });
+    child.on("close", (code) => {
+      options.signal.removeEventListener("abort", onAbort);
+      resolve({ code: code ?? 2, stderr: stderr.slice(0, MAX_STDERR_CHARS).trim(), stopped });
+    });
+  });
+}

@@ -1,0 +1,85 @@
+import { basename, dirname, isAbsolute, resolve } from "node:path";
+import picomatch from "picomatch";
+import * as z from "zod";
+import type { ToolCallContext } from "../../core/context.js";
+import { ToolResult } from "../../core/result.js";
+import { defineTool } from "../../core/tool.js";
+import { searchBackend } from "../../search/backend.js";
+import { IgnoreRules } from "../../search/ignore-rules.js";
+import { newestFirst } from "../../search/mtime.js";
+import { searchRoot } from "../../search/root.js";
+
+/** Most paths listed; newest first, so the files being worked on come before old ones. */
+const MAX_GLOB_RESULTS = 250;
+
+const inputSchema = z.strictObject({
+  pattern: z.string().min(1).describe('Glob to match, e.g. "**/*.ts", "src/**/*.test.ts" or "*.md".'),
+  path: z.string().optional().describe("Directory to search in; defaults to the working directory."),
+});
+
+type Input = z.output<typeof inputSchema>;
+
+/** An absolute pattern (`/repo/src/**\/*.ts`) becomes a root (`/repo/src`) and a relative glob. */
+function splitAbsolute(input: Input): { path: string | undefined; pattern: string } {
+  if (!isAbsolute(input.pattern)) return { path: input.path, pattern: input.pattern };
+  const { base, glob } = picomatch.scan(input.pattern);
+  if (!glob) return { path: dirname(input.pattern), pattern: basename(input.pattern) };
+  return { path: base || "/", pattern: glob };
+}
+
+async function execute(input: Input, ctx: ToolCallContext): Promise<ToolResult> {
+  const { path, pattern } = splitAbsolute(input);
+  const { root, isFile } = await searchRoot(ctx, path, "Glob");
+  if (isFile) {
+    return ToolResult.rejected(
+      `${root} is a file, not a directory. Give Glob the directory to search in as path.`,
+    );
+  }
+  const backend = await searchBackend();
+  const matched = await backend.listFiles({
+    cwd: ctx.workingDir,
+    root,
+    rootIsFile: false,
+    globs: [pattern],
+    // Claude Code's Glob lists ignored files too; the result says how many of them there are.
+    respectIgnore: false,
+    signal: ctx.signal,
+    onProgress: (n) => ctx.reportProgress({ progress: n, message: `${n} files listed so far` }),
+  });
+  if (matched.length === 0) return ToolResult.success("No files found", { backend: backend.name });
+  const shown = (await newestFirst(ctx.workingDir, matched, ctx.signal)).slice(0, MAX_GLOB_RESULTS);
+  const rules = new IgnoreRules(root, { explicitRoot: false });
+  const ignored = shown.filter((p) => rules.ignoresFile(resolve(ctx.workingDir, p))).length;
+  const notes: string[] = [];
+  if (matched.length > shown.length) {
+    notes.push(
+      `(Showing the ${shown.length} most recently modified of ${matched.length} matching files; ` +
+        "narrow the pattern or path to see the others.)",
+    );
+  }
+  if (ignored > 0) {
+    notes.push(
+      `(${ignored} of the ${shown.length} files shown ${ignored === 1 ? "is" : "are"} ignored by .gitignore or similar.)`,
+    );
+  }
+  const text = notes.length > 0 ? `${shown.join("\n")}\n\n${notes.join("\n")}` : shown.join("\n");
+  return ToolResult.success(text, { backend: backend.name, matches: matched.length, ignored });
+}
+
+export const globTool = defineTool({
+  name: "Glob",
+  description:
+    'Finds files by name with a glob pattern such as "**/*.ts" or "src/**/*.{js,jsx}". A pattern ' +
+    'without "/" matches file names at any depth. Hidden and git-ignored files are included (the ' +
+    `result says how many of the shown files are ignored); .git is not. Lists at most ${MAX_GLOB_RESULTS} ` +
+    "paths, most recently modified first. Use Grep to search file contents.",
+  permissionLevel: "readOnly",
+  inputSchema,
+  isConcurrencySafe: () => true,
+  permissionSubject: (input, ctx) => ({
+    kind: "path",
+    path: ctx.resolvePath(splitAbsolute(input).path ?? "."),
+    access: "read",
+  }),
+  execute: (input, ctx) => execute(input, ctx),
+});
