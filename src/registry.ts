@@ -4,13 +4,14 @@ import { fileTools } from "./tools/file/index.js";
 import { mcpTools } from "./tools/mcp/index.js";
 import { searchTools } from "./tools/search/index.js";
 import { shellTools } from "./tools/shell/index.js";
+import { tasksTools } from "./tools/tasks/index.js";
 
 let builtins: readonly AnyTool[] | undefined;
 let byName: Map<string, AnyTool> | undefined;
 
 /** Every built-in tool, in a stable order. */
 export function allTools(): readonly AnyTool[] {
-  builtins ??= [...fileTools, ...shellTools, ...searchTools, ...mcpTools];
+  builtins ??= [...fileTools, ...shellTools, ...tasksTools, ...searchTools, ...mcpTools];
   return builtins;
 }
 

@@ -17,6 +17,8 @@ export interface CaptureOptions {
   filePath: () => string;
   /** Write the file from the first byte (background jobs: their output file exists from the start). */
   eagerFile?: boolean;
+  /** Largest the file may grow; MAX_OUTPUT_FILE_BYTES by default. */
+  maxFileBytes?: number;
 }
 
 /** What a command has printed so far, in bounded form. */
@@ -118,7 +120,7 @@ export class OutputCapture {
   }
 
   private writeFile(chunk: Buffer): void {
-    const room = MAX_OUTPUT_FILE_BYTES - this.fileBytes;
+    const room = (this.options.maxFileBytes ?? MAX_OUTPUT_FILE_BYTES) - this.fileBytes;
     if (room <= 0) {
       this.fileComplete = false;
       return;

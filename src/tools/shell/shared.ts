@@ -4,10 +4,8 @@ import { InputError } from "../../core/errors.js";
 import { PermissionLevel } from "../../core/permission-level.js";
 import { ToolResult } from "../../core/result.js";
 import { defineTool } from "../../core/tool.js";
-import { spilledPreview } from "../../executor/budget.js";
-import type { OutputSnapshot } from "../../process/capture.js";
-import { MAX_OUTPUT_FILE_BYTES } from "../../process/capture.js";
 import { STALL_QUIET_MS } from "../../process/prompt.js";
+import { renderOutput } from "../../process/render.js";
 import { type ForegroundResult, runForeground, startBackground } from "../../process/shell-run.js";
 import type { ShellAdapter } from "../../process/shells.js";
 
@@ -68,25 +66,6 @@ export function shellLimits(ctx: ToolContext): ShellLimits {
       MAX_OUTPUT_CHARS_CEILING,
     ),
   };
-}
-
-/** Leading blank lines and trailing whitespace carry nothing for the model. */
-function trimOutput(text: string): string {
-  return text.replace(/^(?:[ \t]*\r?\n)+/, "").trimEnd();
-}
-
-/** The output as the model sees it: whole, or head and tail with the path of the file holding all of it. */
-export function renderOutput(output: OutputSnapshot): string {
-  if (output.whole !== undefined || output.file === undefined) return trimOutput(output.whole ?? output.head);
-  const preview = spilledPreview(
-    output.head.replace(/^(?:[ \t]*\r?\n)+/, ""),
-    output.tail.trimEnd(),
-    output.totalChars,
-    output.file,
-  );
-  return output.fileComplete
-    ? preview
-    : `${preview}\n(The file holds only the first ${MAX_OUTPUT_FILE_BYTES / 1024 / 1024} MB of the output.)`;
 }
 
 function seconds(ms: number): string {

@@ -1,0 +1,81 @@
+import { describe, expect, it } from "vitest";
+import { groupAlive } from "../../src/process/groups.js";
+import { supervise } from "../../src/process/supervise.js";
+import { tempDir } from "../helpers/context.js";
+import { eventually, survivors, uniqueSeconds } from "./ps.js";
+
+function run(script: string, extra: Partial<Parameters<typeof supervise>[0]> = {}) {
+  let out = "";
+  const collect = (b: Buffer) => {
+    out += b.toString();
+  };
+  const supervised = supervise({
+    file: "bash",
+    args: ["-c", script],
+    cwd: tempDir(),
+    env: process.env,
+    onStdout: collect,
+    onStderr: collect,
+    ...extra,
+  });
+  return { supervised, output: () => out };
+}
+
+describe("supervise", () => {
+  it("reports the exit code and the output", async () => {
+    const { supervised, output } = run("echo out; exit 4");
+    expect(await supervised.done).toMatchObject({ reason: "exited", exitCode: 4 });
+    expect(output()).toBe("out\n");
+  });
+
+  it("gives the child stdin text, then end of file", async () => {
+    const { supervised, output } = run("cat; echo end", { stdin: "from stdin\n" });
+    await supervised.done;
+    expect(output()).toBe("from stdin\nend\n");
+  });
+
+  it("on time-out kills the whole group, grandchildren included", async () => {
+    const secs = uniqueSeconds();
+    const { supervised } = run(`sleep ${secs} & sleep ${secs}; wait`, { timeoutMs: 300 });
+    const outcome = await supervised.done;
+    expect(outcome.reason).toBe("timeout");
+    expect(groupAlive(supervised.pid!)).toBe(false);
+    expect(await eventually(() => survivors(secs).length === 0)).toBe(true);
+  });
+
+  it("escalates to SIGKILL when the group ignores SIGTERM", async () => {
+    const { supervised } = run("trap '' TERM; echo ready; while :; do sleep 0.05; done", { timeoutMs: 200 });
+    const outcome = await supervised.done;
+    expect(outcome.reason).toBe("timeout");
+    expect(groupAlive(supervised.pid!)).toBe(false);
+  });
+
+  it("stops on abort", async () => {
+    const controller = new AbortController();
+    const { supervised } = run("sleep 30", { signal: controller.signal });
+    setTimeout(() => controller.abort(), 100);
+    expect((await supervised.done).reason).toBe("aborted");
+  });
+
+  it("kills what a finished command left running and says so", async () => {
+    const secs = uniqueSeconds();
+    const { supervised } = run(`sleep ${secs} & echo started`);
+    const outcome = await supervised.done;
+    expect(outcome).toMatchObject({ reason: "exited", exitCode: 0, straysKilled: true });
+    expect(await eventually(() => survivors(secs).length === 0)).toBe(true);
+  });
+
+  it("reports a program that cannot start", async () => {
+    const supervised = supervise({
+      file: "/nonexistent/program",
+      args: [],
+      cwd: tempDir(),
+      env: process.env,
+      onStdout: () => {},
+      onStderr: () => {},
+    });
+    const outcome = await supervised.done;
+    expect(outcome.reason).toBe("spawnFailed");
+    expect(outcome.spawnError).toMatch(/ENOENT/);
+  });
+});
