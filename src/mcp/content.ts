@@ -38,6 +38,11 @@ const EXTENSION_BY_MIME: Record<string, string> = {
 /** Image types a model can look at; other images are saved like any other binary. */
 const VIEWABLE_IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
 
+/** Blobs of these types are text a model can read directly, base64 only for transport. */
+function isTextual(mimeType: string | undefined): boolean {
+  return mimeType !== undefined && (mimeType.startsWith("text/") || /[/+]json$/.test(mimeType));
+}
+
 /** Saves a base64 payload into the session directory; models get the path, never raw bytes. */
 function saveBinary(base64: string, mimeType: string | undefined, origin: ContentOrigin): string {
   const extension = (mimeType && EXTENSION_BY_MIME[mimeType]) ?? ".bin";
@@ -70,6 +75,9 @@ function binaryBlock(
 /** One resource's contents (from resources/read or an embedded resource) as our blocks. */
 export function fromResourceContents(contents: McpResourceContents, origin: ContentOrigin): ContentBlock {
   if (typeof contents.text === "string") return { type: "text", text: contents.text };
+  if (typeof contents.blob === "string" && isTextual(contents.mimeType)) {
+    return { type: "text", text: Buffer.from(contents.blob, "base64").toString("utf8") };
+  }
   if (typeof contents.blob === "string")
     return binaryBlock(contents.blob, contents.mimeType, contents.uri, origin);
   return { type: "text", text: `${contents.uri}: the server sent no text or data for this resource.` };

@@ -88,6 +88,7 @@ class Connection {
         listChanged: {
           tools: {
             onChanged: (error, tools) => {
+              if (this.closed) return;
               if (error) log.warn(`MCP server ${this.name}: refreshing its tools failed`, error);
               else if (tools) this.setTools(tools as RemoteToolInfo[]);
             },
