@@ -1,0 +1,169 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { InMemoryTransport } from "@modelcontextprotocol/server";
+import { afterEach, describe, expect, it } from "vitest";
+import { createToolContext } from "../../src/core/context.js";
+import { serveToolsOverHttp } from "../../src/mcp/serve-http.js";
+import { type ContextFactory, createToolSession, MAX_ARGUMENT_CHARS } from "../../src/mcp/server.js";
+import { allTools } from "../../src/registry.js";
+import { tempDir } from "../helpers/context.js";
+import { processesMatching, waitFor } from "./fixtures.js";
+
+const cleanups: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()!();
+});
+
+function factory(
+  workingDir: string,
+  permissionMode: "default" | "bypassPermissions" = "bypassPermissions",
+): ContextFactory {
+  return (session, permissionHandler) =>
+    createToolContext({ workingDir, session, permissionHandler, permissionMode });
+}
+
+type Elicit = (message: string) => {
+  action: "accept" | "decline" | "cancel";
+  content?: Record<string, unknown>;
+};
+
+/** A real SDK client wired to one server session in memory. */
+async function connect(makeContext: ContextFactory, elicit?: Elicit) {
+  const session = createToolSession(makeContext, undefined);
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await session.server.connect(serverSide);
+  const client = new Client(
+    { name: "test", version: "1" },
+    { capabilities: elicit ? { elicitation: { form: {} } } : {} },
+  );
+  if (elicit) client.setRequestHandler("elicitation/create", (request) => elicit(request.params.message));
+  await client.connect(clientSide);
+  cleanups.push(async () => {
+    await client.close();
+    await session.dispose();
+  });
+  return { client, session };
+}
+
+const text = (result: { content?: unknown }) =>
+  ((result.content ?? []) as Array<{ type: string; text?: string }>).map((b) => b.text ?? "").join("\n");
+
+describe("MCP server session", () => {
+  it("lists every tool with its JSON Schema", async () => {
+    const { client } = await connect(factory(tempDir()));
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toEqual(allTools().map((t) => t.name));
+    for (const tool of tools) {
+      expect(tool.inputSchema).toEqual(
+        allTools()
+          .find((t) => t.name === tool.name)!
+          .toDefinition().input_schema,
+      );
+    }
+  });
+
+  it("returns errors as isError results: unknown tools, bad input, huge arguments", async () => {
+    const { client } = await connect(factory(tempDir()));
+    const unknown = await client.callTool({ name: "Nope", arguments: {} });
+    expect(unknown.isError).toBe(true);
+    expect(text(unknown)).toContain('No tool named "Nope"');
+    const invalid = await client.callTool({ name: "ReadMcpResource", arguments: { server: 1 } });
+    expect(invalid.isError).toBe(true);
+    expect(text(invalid)).toContain("server");
+    const huge = await client.callTool({
+      name: "Bash",
+      arguments: { command: "x".repeat(MAX_ARGUMENT_CHARS + 1) },
+    });
+    expect(huge.isError).toBe(true);
+    expect(text(huge)).toContain("Write large content to a file");
+  });
+
+  it("keeps session state (the shell's cwd) across calls of one connection, not between connections", async () => {
+    const dir = tempDir();
+    const a = await connect(factory(dir));
+    const b = await connect(factory(dir));
+    const mk = await a.client.callTool({ name: "Bash", arguments: { command: "mkdir -p sub && cd sub" } });
+    expect(mk.isError).toBeFalsy();
+    expect(text(await a.client.callTool({ name: "Bash", arguments: { command: "pwd" } }))).toContain(
+      join(dir, "sub"),
+    );
+    expect(text(await b.client.callTool({ name: "Bash", arguments: { command: "pwd" } })).trim()).toBe(dir);
+  });
+
+  it("sends progress while a long call runs, and cancellation kills its processes", async () => {
+    const { client } = await connect(factory(tempDir()));
+    const marker = `sleep 31.${process.pid}`;
+    const controller = new AbortController();
+    const progress: number[] = [];
+    const call = client.callTool(
+      { name: "Bash", arguments: { command: marker } },
+      { signal: controller.signal, onprogress: (p) => progress.push(p.progress) },
+    );
+    expect(await waitFor(async () => (await processesMatching(marker)).length > 0)).toBe(true);
+    controller.abort("test cancels");
+    await expect(call).rejects.toThrow();
+    expect(await waitFor(async () => (await processesMatching(marker)).length === 0)).toBe(true);
+  });
+
+  it("asks through elicitation when the client supports it", async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, "a.txt"), "hi\n");
+    const asked: string[] = [];
+    const answers = ["deny", "allow_once"];
+    const { client } = await connect(factory(dir, "default"), (message) => {
+      asked.push(message);
+      return { action: "accept", content: { decision: answers.shift() } };
+    });
+    const denied = await client.callTool({ name: "Bash", arguments: { command: "echo one" } });
+    expect(denied.isError).toBe(true);
+    expect(text(denied)).toContain("denied");
+    const allowed = await client.callTool({ name: "Bash", arguments: { command: "echo two" } });
+    expect(text(allowed)).toContain("two");
+    expect(asked).toHaveLength(2);
+    expect(asked[0]).toContain("Bash");
+  });
+
+  it("without elicitation, refuses with the rule that would allow the call", async () => {
+    const { client } = await connect(factory(tempDir(), "default"));
+    const denied = await client.callTool({ name: "Bash", arguments: { command: "echo hi" } });
+    expect(denied.isError).toBe(true);
+    expect(text(denied)).toContain("--allow");
+  });
+});
+
+describe("MCP server over Streamable HTTP", () => {
+  it("requires the bearer token and gives each HTTP session its own state", async () => {
+    const dir = tempDir();
+    const served = await serveToolsOverHttp(factory(dir), undefined, {
+      host: "127.0.0.1",
+      port: 0,
+      token: "s3cret",
+    });
+    cleanups.push(() => served.close());
+
+    const unauthorized = await fetch(served.url, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    expect(unauthorized.status).toBe(401);
+
+    const open = async () => {
+      const client = new Client({ name: "http-test", version: "1" });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(served.url), {
+          requestInit: { headers: { authorization: "Bearer s3cret" } },
+        }),
+      );
+      cleanups.push(() => client.close());
+      return client;
+    };
+    const one = await open();
+    const two = await open();
+    expect((await one.listTools()).tools.length).toBe(allTools().length);
+    await one.callTool({ name: "Bash", arguments: { command: "mkdir -p deeper && cd deeper" } });
+    expect(text(await one.callTool({ name: "Bash", arguments: { command: "pwd" } }))).toContain("deeper");
+    expect(text(await two.callTool({ name: "Bash", arguments: { command: "pwd" } })).trim()).toBe(dir);
+  });
+});
