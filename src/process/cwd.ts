@@ -38,6 +38,11 @@ export function isAllowedDir(ctx: ToolContext, dir: string): boolean {
   return roots.some((root) => isInside(dir, root) || isInside(real, realpathOr(root)));
 }
 
+/** The directory the shell is in, as remembered (it may have been removed since). */
+export function currentDir(ctx: ToolContext): string {
+  return ctx.session.get(shellCwdSlot).dir ?? ctx.workingDir;
+}
+
 /** Where the next command starts, and a note when the remembered directory had to be given up. */
 export function startingDir(ctx: ToolContext): { dir: string; note?: string } {
   const state = ctx.session.get(shellCwdSlot);

@@ -6,7 +6,7 @@ import { ToolError } from "../core/errors.js";
 import { SPILL_HEAD_CHARS, SPILL_TAIL_CHARS } from "../core/limits.js";
 import { type RunningTask, type TaskStatus, taskStoreSlot } from "../tasks/store.js";
 import { OutputCapture, type OutputSnapshot } from "./capture.js";
-import { settleDir, startingDir } from "./cwd.js";
+import { currentDir, settleDir, startingDir } from "./cwd.js";
 import { childEnv } from "./env.js";
 import { promptLine, STALL_QUIET_MS } from "./prompt.js";
 import type { ShellAdapter } from "./shells.js";
@@ -91,7 +91,7 @@ export async function runForeground(
   const notes = start.note ? [start.note] : [];
   const refused = settleDir(ctx, start.dir, readCwdFile(cwdFile));
   if (refused) notes.push(refused);
-  const cwd = startingDir(ctx).dir;
+  const cwd = currentDir(ctx);
   return {
     outcome,
     output: capture.snapshot(),

@@ -39,7 +39,7 @@ export const bashAdapter: ShellAdapter = {
   invocation(executablePath, command, cwdFile) {
     // The prefix shares line 1 with the command, so bash's error messages keep the command's line numbers.
     // An EXIT trap records the directory even when the command calls `exit`, and keeps its exit status.
-    const trap = cwdFile ? `trap ${shQuote(`pwd -P >| ${shQuote(cwdFile)}`)} EXIT; ` : "";
+    const trap = cwdFile ? `trap ${shQuote(`pwd -P 2>/dev/null >| ${shQuote(cwdFile)}`)} EXIT; ` : "";
     return { file: executablePath, args: ["-c", `exec 2>&1; ${trap}${command}`] };
   },
 };

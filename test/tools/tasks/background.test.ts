@@ -1,0 +1,104 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { ToolResult } from "../../../src/core/result.js";
+import { runTool } from "../../../src/executor/run.js";
+import { taskStoreSlot } from "../../../src/tasks/store.js";
+import { testContext } from "../../helpers/context.js";
+import { eventually, survivors, uniqueSeconds } from "../../process/ps.js";
+
+async function call(name: string, input: Record<string, unknown>, ctx: ReturnType<typeof testContext>) {
+  const result = await runTool(name, input, ctx);
+  return { result, text: ToolResult.text(result) };
+}
+
+async function startJob(command: string, ctx: ReturnType<typeof testContext>): Promise<string> {
+  const { result, text } = await call("Bash", { command, run_in_background: true }, ctx);
+  expect(result.isError).toBe(false);
+  expect(text).toMatch(/TaskOutput/);
+  return result.metadata?.taskId as string;
+}
+
+describe("background commands with TaskOutput and TaskStop", () => {
+  it("returns a task id at once and lists the job in the session's task store", async () => {
+    const ctx = testContext();
+    const secs = uniqueSeconds();
+    const id = await startJob(`sleep ${secs}`, ctx);
+    const tasks = ctx.session.get(taskStoreSlot).list("shell");
+    expect(tasks.map((t) => [t.id, t.status, t.description])).toEqual([[id, "running", `sleep ${secs}`]]);
+  });
+
+  it("waits for completion and returns the output, status and exit code", async () => {
+    const ctx = testContext();
+    const id = await startJob("echo first; echo second >&2; sleep 0.2; exit 3", ctx);
+    const { result, text } = await call("TaskOutput", { task_id: id }, ctx);
+    expect(result.isError).toBe(false);
+    expect(text).toContain("<retrieval_status>success</retrieval_status>");
+    expect(text).toContain("<status>failed</status>");
+    expect(text).toContain("<exit_code>3</exit_code>");
+    expect(text).toContain("<output>\nfirst\nsecond\n</output>");
+    expect(readFileSync(result.metadata?.outputFile as string, "utf8")).toBe("first\nsecond\n");
+  });
+
+  it("without blocking returns the output so far", async () => {
+    const ctx = testContext();
+    const id = await startJob(`echo early; sleep ${uniqueSeconds()}`, ctx);
+    await eventually(() => ctx.session.get(taskStoreSlot).get(id)!.run!.output().totalChars > 0);
+    const { text } = await call("TaskOutput", { task_id: id, block: false }, ctx);
+    expect(text).toContain("<retrieval_status>not_ready</retrieval_status>");
+    expect(text).toContain("<status>running</status>");
+    expect(text).toContain("early");
+  });
+
+  it("stops waiting at its timeout and says the task still runs", async () => {
+    const ctx = testContext();
+    const id = await startJob(`sleep ${uniqueSeconds()}`, ctx);
+    const { text } = await call("TaskOutput", { task_id: id, timeout: 200 }, ctx);
+    expect(text).toContain("<retrieval_status>timeout</retrieval_status>");
+    expect(text).toMatch(/TaskStop/);
+  });
+
+  it("TaskStop kills the job and everything it started; the old names work too", async () => {
+    const ctx = testContext();
+    const secs = uniqueSeconds();
+    const first = await startJob(`sleep ${secs} & sleep ${secs}`, ctx);
+    const second = await startJob(`sleep ${secs}`, ctx);
+    await eventually(() => survivors(secs).length >= 3);
+    expect((await call("TaskStop", { task_id: first }, ctx)).text).toMatch(/Stopped task/);
+    expect((await call("KillShell", { shell_id: second }, ctx)).result.isError).toBe(false);
+    expect(await eventually(() => survivors(secs).length === 0)).toBe(true);
+    const { text } = await call("BashOutput", { task_id: first }, ctx);
+    expect(text).toContain("<status>killed</status>");
+  });
+
+  it("refuses to stop a finished task or an unknown id, naming the tasks there are", async () => {
+    const ctx = testContext();
+    const id = await startJob("true", ctx);
+    await call("TaskOutput", { task_id: id }, ctx);
+    expect((await call("TaskStop", { task_id: id }, ctx)).text).toMatch(
+      /already ended \(completed, exit code 0\)/,
+    );
+    const unknown = await call("TaskStop", { task_id: "shell_99" }, ctx);
+    expect(unknown.result.isError).toBe(true);
+    expect(unknown.text).toContain(`${id} (completed)`);
+    expect((await call("TaskStop", {}, ctx)).text).toMatch(/Pass task_id/);
+  });
+
+  it("kills every job when the session ends", async () => {
+    const ctx = testContext();
+    const secs = uniqueSeconds();
+    await startJob(`sleep ${secs}`, ctx);
+    await startJob(`sleep ${secs}`, ctx);
+    await eventually(() => survivors(secs).length >= 2);
+    await ctx.session.dispose();
+    expect(await eventually(() => survivors(secs).length === 0)).toBe(true);
+  });
+
+  it("keeps a flooding job's memory bounded and its file capped", async () => {
+    const ctx = testContext();
+    const id = await startJob("yes | head -c 20000000", ctx);
+    const { result, text } = await call("TaskOutput", { task_id: id }, ctx);
+    expect(text).toContain("<status>completed</status>");
+    expect(text.length).toBeLessThan(15_000);
+    expect(text).toContain(result.metadata?.outputFile as string);
+  });
+});
