@@ -109,7 +109,11 @@ export function compilePathPattern(spec: string, bases: PathPatternBases): PathP
   if (pattern.startsWith("/")) {
     const parts = pattern.slice(1).split("/");
     let literal = 0;
-    while (literal < parts.length - 1 && !GLOB_CHARS.test(parts[literal]!) && !parts[literal]!.includes("\\")) {
+    while (
+      literal < parts.length - 1 &&
+      !GLOB_CHARS.test(parts[literal]!) &&
+      !parts[literal]!.includes("\\")
+    ) {
       literal++;
     }
     base = resolve(base, ...parts.slice(0, literal));

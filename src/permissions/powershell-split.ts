@@ -32,7 +32,8 @@ class PowerShellParser {
   ) {}
 
   private nest(close: ")" | "}"): void {
-    if (++this.depth > MAX_SHELL_NESTING) throw new TooComplex(`nesting deeper than ${MAX_SHELL_NESTING} levels`);
+    if (++this.depth > MAX_SHELL_NESTING)
+      throw new TooComplex(`nesting deeper than ${MAX_SHELL_NESTING} levels`);
     this.parseSequence(close);
     this.depth--;
   }
@@ -103,7 +104,9 @@ class PowerShellParser {
       if (this.i === start) throw new TooComplex(`an unexpected "${c}"`);
       if (command.words.length === 0) {
         if (dynamic || /^(\$|\[|\.$)/.test(value) || (value.includes("*") && !this.options.patterns)) {
-          throw new TooComplex(`the command ${src.slice(start, this.i)} is an expression or only known at run time`);
+          throw new TooComplex(
+            `the command ${src.slice(start, this.i)} is an expression or only known at run time`,
+          );
         }
         if (OPAQUE_COMMANDS.has(value.toLowerCase())) throw new TooComplex(`${value} runs a string as code`);
       }

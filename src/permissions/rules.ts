@@ -15,7 +15,8 @@ export type ParsedRule =
   | { kind: "command"; tool: string; shell: Shell; pattern: CommandPattern }
   | { kind: "path"; tool: string; spec: string }
   | { kind: "domain"; tool: string; host: string }
-  | { kind: "specifier"; tool: string; pattern: RegExp };
+  /** Any other `Tool(spec)`: a `*` glob over the call's specifier or URL, or a path pattern for a file tool. */
+  | { kind: "specifier"; tool: string; spec: string; pattern: RegExp };
 
 export type Shell = "bash" | "powershell";
 
@@ -62,7 +63,8 @@ function parenthesesBalanced(text: string): boolean {
 
 /** Normalises the text of a command rule the same way commands are, so quoting differences do not matter. */
 function normaliseCommandText(text: string, shell: Shell): { text: string } | { error: string } {
-  const split = shell === "bash" ? splitBash(text, { patterns: true }) : splitPowerShell(text, { patterns: true });
+  const split =
+    shell === "bash" ? splitBash(text, { patterns: true }) : splitPowerShell(text, { patterns: true });
   if (!split.ok) return { error: `its command cannot be read (${split.reason})` };
   if (split.commands.length !== 1 || split.commands[0]!.writes.length > 0) {
     return {
@@ -123,12 +125,15 @@ function parseSpecifier(tool: string, spec: string): ParsedRule | string {
     if (spec.startsWith("!")) return "negated path patterns are not supported; use a deny rule instead";
     return { kind: "path", tool, spec };
   }
-  return { kind: "specifier", tool, pattern: globToRegExp(spec) };
+  return { kind: "specifier", tool, spec, pattern: globToRegExp(spec) };
 }
 
 /** Parses a rule as written in settings or on the command line. */
 export function parseRule(text: string): RuleParse {
-  const fail = (why: string): RuleParse => ({ ok: false, error: `Invalid permission rule "${text}": ${why}.` });
+  const fail = (why: string): RuleParse => ({
+    ok: false,
+    error: `Invalid permission rule "${text}": ${why}.`,
+  });
   const trimmed = text.trim();
   if (trimmed === "") return fail("it is empty");
   if (!parenthesesBalanced(trimmed)) return fail("its parentheses are unbalanced");
@@ -138,7 +143,8 @@ export function parseRule(text: string): RuleParse {
   const mcp = MCP_NAME.exec(tool);
   if (mcp) {
     if (spec !== undefined) return fail("MCP rules take no specifier; name the tool: mcp__server__tool");
-    if (mcp[2] === undefined || mcp[2] === "*") return { ok: true, rule: { kind: "mcpServer", server: mcp[1]! } };
+    if (mcp[2] === undefined || mcp[2] === "*")
+      return { ok: true, rule: { kind: "mcpServer", server: mcp[1]! } };
     if (mcp[2].includes("*")) return fail('only a whole "mcp__server__*" wildcard is supported');
     return { ok: true, rule: { kind: "tool", tool } };
   }

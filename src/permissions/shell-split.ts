@@ -50,7 +50,18 @@ class TooComplex extends Error {}
 /** Commands whose real command line only exists at run time. */
 const OPAQUE_COMMANDS = new Set(["eval"]);
 /** Keywords that only group or sequence other commands: the commands around them are what runs. */
-const TRANSPARENT_KEYWORDS = new Set(["if", "then", "elif", "else", "fi", "do", "done", "while", "until", "!"]);
+const TRANSPARENT_KEYWORDS = new Set([
+  "if",
+  "then",
+  "elif",
+  "else",
+  "fi",
+  "do",
+  "done",
+  "while",
+  "until",
+  "!",
+]);
 /** Keywords after which redirections apply to the whole compound command (`done > log`). */
 const CLOSING_KEYWORDS = new Set(["fi", "done", "}"]);
 const UNSUPPORTED_KEYWORDS: Record<string, string> = {
@@ -62,7 +73,8 @@ const UNSUPPORTED_KEYWORDS: Record<string, string> = {
   "]]": "`[[ … ]]` tests",
   esac: "`case` statements",
 };
-const RESERVED = /(if|then|elif|else|fi|do|done|while|until|for|select|case|esac|function|coproc|!|\{|\}|\[\[|\]\])(?=[ \t\n;&|()<>]|$)/y;
+const RESERVED =
+  /(if|then|elif|else|fi|do|done|while|until|for|select|case|esac|function|coproc|!|\{|\}|\[\[|\]\])(?=[ \t\n;&|()<>]|$)/y;
 const REDIRECT = /(\d+|\{[A-Za-z_][A-Za-z0-9_]*\})?(<<<|<<-|<<|<>|<&|<|>>|>&|>\||>|&>>|&>)/y;
 const ASSIGNMENT = /([A-Za-z_][A-Za-z0-9_]*)(\[[^\]]*\])?\+?=/y;
 /** Redirection targets that do not write a file. */
@@ -118,13 +130,15 @@ class BashParser {
   }
 
   private nest(run: () => void): void {
-    if (++this.depth > MAX_SHELL_NESTING) throw new TooComplex(`nesting deeper than ${MAX_SHELL_NESTING} levels`);
+    if (++this.depth > MAX_SHELL_NESTING)
+      throw new TooComplex(`nesting deeper than ${MAX_SHELL_NESTING} levels`);
     run();
     this.depth--;
   }
 
   private child(src: string): BashParser {
-    if (this.depth + 1 > MAX_SHELL_NESTING) throw new TooComplex(`nesting deeper than ${MAX_SHELL_NESTING} levels`);
+    if (this.depth + 1 > MAX_SHELL_NESTING)
+      throw new TooComplex(`nesting deeper than ${MAX_SHELL_NESTING} levels`);
     return new BashParser(src, this.out, this.depth + 1, this.options);
   }
 
@@ -261,7 +275,8 @@ class BashParser {
     if (word.pattern && !this.options.patterns) {
       throw new TooComplex(`the command name ${word.raw} is a glob or brace pattern`);
     }
-    if (OPAQUE_COMMANDS.has(word.value)) throw new TooComplex(`\`${word.value}\` runs a command built at run time`);
+    if (OPAQUE_COMMANDS.has(word.value))
+      throw new TooComplex(`\`${word.value}\` runs a command built at run time`);
   }
 
   /** Parses one redirection at the cursor into `command.writes`; false when there is none. */
@@ -411,7 +426,14 @@ class BashParser {
     const { src } = this;
     this.i += 3;
     let depth = 2;
-    const scratch: Word = { value: "", raw: "", expanded: false, pattern: false, quoted: false, tilde: false };
+    const scratch: Word = {
+      value: "",
+      raw: "",
+      expanded: false,
+      pattern: false,
+      quoted: false,
+      tilde: false,
+    };
     while (this.i < src.length) {
       const c = src[this.i]!;
       if (depth === 1 && c !== ")") throw new TooComplex("a `$((` that is not arithmetic");
@@ -432,7 +454,14 @@ class BashParser {
   /** `${ … }` after the `${`: may nest quotes and substitutions (`${x:-$(cmd)}`). */
   private parseBraceParameter(): void {
     const { src } = this;
-    const scratch: Word = { value: "", raw: "", expanded: false, pattern: false, quoted: false, tilde: false };
+    const scratch: Word = {
+      value: "",
+      raw: "",
+      expanded: false,
+      pattern: false,
+      quoted: false,
+      tilde: false,
+    };
     while (this.i < src.length) {
       const c = src[this.i]!;
       if (c === "}") {
@@ -502,7 +531,14 @@ class BashParser {
   /** Finds the substitutions in text that is otherwise data (an unquoted here-document body). */
   private scanExpansions(): void {
     const { src } = this;
-    const scratch: Word = { value: "", raw: "", expanded: false, pattern: false, quoted: false, tilde: false };
+    const scratch: Word = {
+      value: "",
+      raw: "",
+      expanded: false,
+      pattern: false,
+      quoted: false,
+      tilde: false,
+    };
     while (this.i < src.length) {
       const c = src[this.i];
       if (c === "\\") this.i += 2;
@@ -526,8 +562,12 @@ export function splitBash(command: string, options: SplitOptions = {}): ShellSpl
 }
 
 /** The normalised text of a simple command, optionally without some of its assignments. */
-export function commandText(command: SimpleCommand, keepAssignment: (name: string) => boolean = () => true): string {
-  return [...command.assignments.filter((a) => keepAssignment(a.name)).map((a) => a.text), ...command.words].join(
-    " ",
-  );
+export function commandText(
+  command: SimpleCommand,
+  keepAssignment: (name: string) => boolean = () => true,
+): string {
+  return [
+    ...command.assignments.filter((a) => keepAssignment(a.name)).map((a) => a.text),
+    ...command.words,
+  ].join(" ");
 }
