@@ -1,0 +1,217 @@
+import { isUtf8 } from "node:buffer";
+
+/**
+ * The file codec. Tools see a file as its "view": the decoded text with CRLF shown as LF, exactly what
+ * Read prints. Edits are made against the view and spliced into the ORIGINAL bytes, so every byte outside
+ * an edited region is kept as it was: the encoding, the BOM, each line's own ending (mixed files stay
+ * mixed) and the final newline.
+ */
+
+export type Encoding = "utf8" | "utf16le" | "utf16be" | "latin1";
+export type LineEndingStyle = "lf" | "crlf" | "mixed";
+
+export interface TextFormat {
+  encoding: Encoding;
+  bom: boolean;
+  /** The style of the file's line breaks; a file without any counts as LF. */
+  eol: LineEndingStyle;
+  /** The ending to use for new lines: the file's own one, the more common one when mixed. */
+  newline: "\n" | "\r\n";
+  finalNewline: boolean;
+}
+
+export interface DecodedText {
+  bytes: Buffer;
+  /** The decoded text with every CRLF shown as LF. */
+  view: string;
+  format: TextFormat;
+  /** Ascending view offsets of the LFs that are CRLF in the file. */
+  crlfAt: readonly number[];
+}
+
+/** How many leading bytes decide whether a file is text. */
+const SNIFF_BYTES = 8192;
+/** Share of control characters above which an 8-bit file is taken for binary, not legacy text. */
+const MAX_CONTROL_SHARE = 0.05;
+
+const BOMS: ReadonlyArray<{ encoding: Encoding; bytes: readonly number[] }> = [
+  { encoding: "utf8", bytes: [0xef, 0xbb, 0xbf] },
+  { encoding: "utf16le", bytes: [0xff, 0xfe] },
+  { encoding: "utf16be", bytes: [0xfe, 0xff] },
+];
+
+function bomOf(bytes: Buffer): (typeof BOMS)[number] | undefined {
+  return BOMS.find((b) => b.bytes.every((v, i) => bytes[i] === v));
+}
+
+export function bomBytes(encoding: Encoding): Buffer {
+  return Buffer.from(BOMS.find((b) => b.encoding === encoding)?.bytes ?? []);
+}
+
+/** Control characters that never appear in text (tab, LF, VT, FF, CR and ESC do). */
+function isStrayControl(byte: number): boolean {
+  return (
+    (byte < 0x20 && byte !== 9 && byte !== 10 && byte !== 11 && byte !== 12 && byte !== 13 && byte !== 27) ||
+    byte === 0x7f
+  );
+}
+
+/** True when the bytes look like text in some encoding the codec reads; false for binary data. */
+export function looksLikeText(bytes: Buffer): boolean {
+  if (bomOf(bytes)) return true;
+  const sample = bytes.subarray(0, SNIFF_BYTES);
+  if (sample.includes(0)) return false;
+  let control = 0;
+  for (const byte of sample) if (isStrayControl(byte)) control++;
+  return control <= sample.length * MAX_CONTROL_SHARE;
+}
+
+function detectEncoding(bytes: Buffer): { encoding: Encoding; bom: boolean } {
+  const bom = bomOf(bytes);
+  if (bom) return { encoding: bom.encoding, bom: true };
+  return { encoding: isUtf8(bytes) ? "utf8" : "latin1", bom: false };
+}
+
+function decodeBody(body: Buffer, encoding: Encoding): string {
+  if (encoding !== "utf16be") return body.toString(encoding);
+  const swapped = Buffer.from(body.subarray(0, body.length & ~1));
+  return swapped.swap16().toString("utf16le");
+}
+
+/** Encodes text (no BOM) in one of the codec's encodings. */
+export function encodeBody(text: string, encoding: Encoding): Buffer {
+  if (encoding !== "utf16be") return Buffer.from(text, encoding);
+  return Buffer.from(text, "utf16le").swap16();
+}
+
+/** True when every character of `text` survives a round trip through `encoding`. */
+export function canEncode(text: string, encoding: Encoding): boolean {
+  return encoding !== "latin1" || /^[\u0000-\u00ff]*$/.test(text);
+}
+
+/** Decodes a text file. Returns undefined for binary data (callers name the type). */
+export function decodeText(bytes: Buffer): DecodedText | undefined {
+  if (!looksLikeText(bytes)) return undefined;
+  const { encoding, bom } = detectEncoding(bytes);
+  const raw = decodeBody(bytes.subarray(bom ? bomBytes(encoding).length : 0), encoding);
+  const crlfAt: number[] = [];
+  let view = raw;
+  if (raw.includes("\r\n")) {
+    const parts = raw.split("\r\n");
+    let offset = 0;
+    for (let i = 0; i < parts.length - 1; i++) {
+      offset += parts[i]!.length;
+      crlfAt.push(offset);
+      offset += 1;
+    }
+    view = parts.join("\n");
+  }
+  const bareLf = crlfAt.length === 0 ? 0 : countLf(view) - crlfAt.length;
+  return {
+    bytes,
+    view,
+    crlfAt,
+    format: {
+      encoding,
+      bom,
+      eol: crlfAt.length === 0 ? "lf" : bareLf > 0 ? "mixed" : "crlf",
+      newline: crlfAt.length > bareLf ? "\r\n" : "\n",
+      finalNewline: view.endsWith("\n"),
+    },
+  };
+}
+
+function countLf(text: string): number {
+  let n = 0;
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) n++;
+  return n;
+}
+
+/** Number of CRLFs before view offset `offset`. */
+function crlfBefore(crlfAt: readonly number[], offset: number): number {
+  let lo = 0;
+  let hi = crlfAt.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (crlfAt[mid]! < offset) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** A replacement of view[start, end) by `text` (LF line breaks). */
+export interface Splice {
+  start: number;
+  end: number;
+  text: string;
+}
+
+/**
+ * The ending new lines get in a splice: in a mixed file, the ending of the first line break at or after
+ * the splice's start (the region's own style); otherwise the file's.
+ */
+function spliceNewline(file: DecodedText, start: number): string {
+  if (file.format.eol !== "mixed") return file.format.newline;
+  const lf = file.view.indexOf("\n", start);
+  if (lf === -1) return file.format.newline;
+  const i = crlfBefore(file.crlfAt, lf);
+  return file.crlfAt[i] === lf ? "\r\n" : "\n";
+}
+
+/** Applies ascending, non-overlapping splices to `view[from, to)` as text (LF line breaks). */
+export function applySplices(view: string, splices: readonly Splice[], from = 0, to = view.length): string {
+  let out = "";
+  let pos = from;
+  for (const s of splices) {
+    out += view.slice(pos, s.start) + s.text.replaceAll("\r\n", "\n");
+    pos = s.end;
+  }
+  return out + view.slice(pos, to);
+}
+
+/**
+ * Applies ascending, non-overlapping splices to the original bytes. Only the spliced regions are
+ * re-encoded; every other byte is copied as it was.
+ */
+export function spliceBytes(file: DecodedText, splices: readonly Splice[]): Buffer {
+  const { bytes, view, crlfAt, format } = file;
+  const bom = format.bom ? bomBytes(format.encoding).length : 0;
+  const unit = format.encoding === "utf16le" || format.encoding === "utf16be" ? 2 : 1;
+  // Single-byte text (ASCII, latin1) maps characters to bytes one to one; only UTF-8 needs counting.
+  const oneToOne = format.encoding !== "utf8" || bytes.length - bom === view.length + crlfAt.length;
+  let viewPos = 0;
+  let charBytes = 0;
+  const byteAt = (offset: number) => {
+    charBytes += oneToOne ? offset - viewPos : Buffer.byteLength(view.slice(viewPos, offset), "utf8");
+    viewPos = offset;
+    const cr = crlfBefore(crlfAt, offset);
+    return bom + (oneToOne ? charBytes * unit : charBytes) + cr * unit;
+  };
+  const pieces: Buffer[] = [];
+  let copied = 0;
+  for (const splice of splices) {
+    const from = byteAt(splice.start);
+    const to = byteAt(splice.end);
+    pieces.push(bytes.subarray(copied, from));
+    const text = splice.text.replaceAll("\r\n", "\n");
+    const newline = spliceNewline(file, splice.start);
+    pieces.push(encodeBody(newline === "\n" ? text : text.replaceAll("\n", newline), format.encoding));
+    copied = to;
+  }
+  pieces.push(bytes.subarray(copied));
+  return Buffer.concat(pieces);
+}
+
+/** Encodes a whole text (LF line breaks unless it carries its own CRLFs) in a format. */
+export function encodeText(text: string, format: Pick<TextFormat, "encoding" | "bom" | "newline">): Buffer {
+  const body = format.newline === "\r\n" && !text.includes("\r\n") ? text.replaceAll("\n", "\r\n") : text;
+  const encoded = encodeBody(body, format.encoding);
+  return format.bom ? Buffer.concat([bomBytes(format.encoding), encoded]) : encoded;
+}
+
+/** The format of a file the tools create: UTF-8 without BOM and LF, unless .editorconfig says otherwise. */
+export const DEFAULT_FORMAT: Pick<TextFormat, "encoding" | "bom" | "newline"> = {
+  encoding: "utf8",
+  bom: false,
+  newline: "\n",
+};

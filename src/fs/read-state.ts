@@ -1,0 +1,150 @@
+import { createHash } from "node:crypto";
+import { structuredPatch } from "diff";
+import type { SessionSlot } from "../core/session.js";
+
+/**
+ * What this session has read, per file: a hash of the bytes it saw and the line ranges it was shown.
+ * Write and Edit of an existing file need an entry (a partial read counts), and refuse when the file's
+ * CONTENT has changed since; a touch or a formatter that leaves the bytes alone is no change. Small files
+ * also keep the text that was read, so a refusal can show what changed instead of asking for a re-read.
+ */
+
+/** Files up to this many characters keep their text for change diffs. */
+const SNAPSHOT_MAX_CHARS = 256 * 1024;
+/** Total snapshot text one session keeps; the oldest snapshots are dropped first (hashes stay). */
+const SNAPSHOT_BUDGET_CHARS = 16 * 1024 * 1024;
+/** Snapshot text saved with a `--session` between processes; beyond it the snapshots are not saved. */
+const SAVED_SNAPSHOT_BUDGET_CHARS = 1024 * 1024;
+/** Longest change diff shown in a refusal; a longer change needs a fresh Read. */
+export const CHANGE_DIFF_MAX_LINES = 60;
+/** Lines of context around each change in those diffs. */
+const CHANGE_DIFF_CONTEXT = 2;
+/** jsdiff gives up after this long and the refusal asks for a Read instead. */
+const CHANGE_DIFF_TIMEOUT_MS = 200;
+
+/** 1-based inclusive line range. */
+export type LineRange = [first: number, last: number];
+
+export interface FileReadRecord {
+  hash: string;
+  ranges: LineRange[];
+  /** The view text that was read, when small enough to keep. */
+  snapshot?: string;
+}
+
+/** True when a file of `chars` characters keeps its text, so callers can skip building text that would be dropped. */
+export function keepsSnapshot(chars: number): boolean {
+  return chars <= SNAPSHOT_MAX_CHARS;
+}
+
+export function contentHash(bytes: Uint8Array): string {
+  // sha256 is hardware-accelerated here and faster than md5 or sha1 on large files.
+  return createHash("sha256").update(bytes).digest("base64url");
+}
+
+function mergeRange(ranges: readonly LineRange[], range: LineRange): LineRange[] {
+  const all = [...ranges, range].sort((a, b) => a[0] - b[0]);
+  const merged: LineRange[] = [];
+  for (const r of all) {
+    const last = merged.at(-1);
+    if (last && r[0] <= last[1] + 1) last[1] = Math.max(last[1], r[1]);
+    else merged.push([r[0], r[1]]);
+  }
+  return merged;
+}
+
+export class ReadState {
+  private readonly files = new Map<string, FileReadRecord>();
+  private snapshotChars = 0;
+
+  get(path: string): FileReadRecord | undefined {
+    return this.files.get(path);
+  }
+
+  /** Records a Read of `range` (undefined for non-text files) of content with hash `hash`. */
+  recordRead(path: string, hash: string, view: string | undefined, range?: LineRange): void {
+    const previous = this.files.get(path);
+    const ranges =
+      previous?.hash === hash && range ? mergeRange(previous.ranges, range) : range ? [range] : [];
+    this.store(path, { hash, ranges }, view);
+  }
+
+  /** Records content this session wrote itself: the model knows it, so it counts as read. */
+  recordWrite(path: string, hash: string, view: string | undefined): void {
+    this.store(path, { hash, ranges: this.files.get(path)?.ranges ?? [] }, view);
+  }
+
+  forget(path: string): void {
+    this.drop(path);
+  }
+
+  private drop(path: string): void {
+    const old = this.files.get(path);
+    if (old?.snapshot !== undefined) this.snapshotChars -= old.snapshot.length;
+    this.files.delete(path);
+  }
+
+  private store(path: string, record: FileReadRecord, view: string | undefined): void {
+    this.drop(path);
+    if (view !== undefined && keepsSnapshot(view.length)) {
+      record.snapshot = view;
+      this.snapshotChars += view.length;
+    }
+    // Map order is recency order: re-inserting moves the entry to the end, so eviction drops the oldest.
+    this.files.set(path, record);
+    for (const [key, entry] of this.files) {
+      if (this.snapshotChars <= SNAPSHOT_BUDGET_CHARS) break;
+      if (entry.snapshot !== undefined && key !== path) {
+        this.snapshotChars -= entry.snapshot.length;
+        entry.snapshot = undefined;
+      }
+    }
+  }
+
+  toJSON(): Record<string, FileReadRecord> {
+    const out: Record<string, FileReadRecord> = {};
+    let budget = SAVED_SNAPSHOT_BUDGET_CHARS;
+    for (const [path, entry] of [...this.files].reverse()) {
+      const keep = entry.snapshot !== undefined && entry.snapshot.length <= budget;
+      if (keep) budget -= entry.snapshot!.length;
+      out[path] = keep ? entry : { hash: entry.hash, ranges: entry.ranges };
+    }
+    return out;
+  }
+
+  static fromJSON(data: unknown): ReadState {
+    const state = new ReadState();
+    if (!data || typeof data !== "object") return state;
+    for (const [path, value] of Object.entries(data as Record<string, Partial<FileReadRecord>>).reverse()) {
+      if (typeof value?.hash !== "string") continue;
+      const ranges = Array.isArray(value.ranges) ? value.ranges : [];
+      state.store(path, { hash: value.hash, ranges }, value.snapshot);
+    }
+    return state;
+  }
+}
+
+export const readStateSlot: SessionSlot<ReadState> = {
+  key: "file-read-state",
+  create: () => new ReadState(),
+  save: (state) => state.toJSON(),
+  load: (data) => ReadState.fromJSON(data),
+};
+
+/** A short unified diff of what changed, with file line numbers; undefined when too long to show. */
+export function changeDiff(before: string, after: string): string | undefined {
+  const patch = structuredPatch("", "", before, after, undefined, undefined, {
+    context: CHANGE_DIFF_CONTEXT,
+    timeout: CHANGE_DIFF_TIMEOUT_MS,
+  });
+  if (!patch) return undefined;
+  const lines: string[] = [];
+  for (const hunk of patch.hunks) {
+    lines.push(
+      `@@ lines ${hunk.oldStart}-${hunk.oldStart + Math.max(hunk.oldLines - 1, 0)} then, ${hunk.newStart}-${hunk.newStart + Math.max(hunk.newLines - 1, 0)} now @@`,
+    );
+    lines.push(...hunk.lines.filter((l) => !l.startsWith("\\")));
+    if (lines.length > CHANGE_DIFF_MAX_LINES) return undefined;
+  }
+  return lines.join("\n");
+}

@@ -1,0 +1,175 @@
+import { extname } from "node:path";
+import * as z from "zod";
+import type { ToolCallContext } from "../../core/context.js";
+import { InputError, ToolError } from "../../core/errors.js";
+import { PermissionLevel } from "../../core/permission-level.js";
+import { ToolResult } from "../../core/result.js";
+import { defineTool } from "../../core/tool.js";
+import { atomicWrite, writeTarget } from "../../fs/atomic-write.js";
+import {
+  applySplices,
+  canEncode,
+  type DecodedText,
+  decodeText,
+  encodeText,
+  type Splice,
+  spliceBytes,
+} from "../../fs/codec.js";
+import { newFileFormat } from "../../fs/editorconfig.js";
+import { withFileLock } from "../../fs/file-lock.js";
+import { missingFileMessage } from "../../fs/paths.js";
+import { keepsSnapshot } from "../../fs/read-state.js";
+import { summariseChanges } from "./change-summary.js";
+import { findEdit, type LadderResult, RUNG_DESCRIPTIONS, type Rung } from "./edit-ladder.js";
+import { readCurrent, recordOwnWrite, requireFreshRead } from "./guard.js";
+import { nearMissHint } from "./near-miss.js";
+
+const inputSchema = z.strictObject({
+  file_path: z
+    .string()
+    .describe("The file to change: an absolute path, or a path relative to the working directory."),
+  old_string: z
+    .string()
+    .describe(
+      "The exact text to replace, as it appears in the file (without the line-number prefixes Read shows). " +
+        "Include enough surrounding lines to make it unique. Empty only to create a new file.",
+    ),
+  new_string: z.string().describe("The text to put in its place; must differ from old_string."),
+  replace_all: z
+    .boolean()
+    .default(false)
+    .describe(
+      "Replace every occurrence of old_string instead of requiring exactly one (e.g. to rename a variable).",
+    ),
+});
+
+type EditInput = z.output<typeof inputSchema>;
+
+const description = `Replaces text in a file: old_string becomes new_string.
+
+- Read the file first in this session (a partial read is enough); an edit of a file that changed since is refused and the change is shown.
+- old_string must match the file exactly and occur once, unless replace_all is true. Copy it from Read output without the "<number><tab>" prefix.
+- When there is no exact match, a few kinds of copying drift are forgiven, and only when the text then matches in exactly one place: CRLF line endings, trailing whitespace, a uniform indentation shift, curly versus straight quotes, and copied line-number prefixes. The result says which one applied.
+- When nothing matches, the error shows the closest text in the file and how old_string differs from it.
+- The file keeps its encoding and line endings; only the replaced text changes.
+- An empty old_string creates a new file with new_string as its content.
+- For Jupyter notebooks (.ipynb) use NotebookEdit.`;
+
+function refusal(
+  result: Exclude<LadderResult, { ok: true }>,
+  path: string,
+  view: string,
+  oldString: string,
+): InputError {
+  if (result.reason === "ambiguous") {
+    const how = result.rung === "exact" ? "" : ` (after ${RUNG_DESCRIPTIONS[result.rung]})`;
+    return new InputError(
+      `old_string matches ${result.lines.length > 20 ? "more than 20" : result.lines.length} places in ${path}${how}, at lines ` +
+        `${result.lines.slice(0, 20).join(", ")}. Nothing was changed. Add surrounding lines to old_string so it matches only ` +
+        "the place you mean, or set replace_all to change every occurrence.",
+    );
+  }
+  if (result.reason === "unusable") {
+    return new InputError(
+      `old_string matched one place in ${path} after ${RUNG_DESCRIPTIONS[result.rung]}, but ${result.message}. Nothing was changed.`,
+    );
+  }
+  const hint = nearMissHint(view, oldString);
+  const shown = oldString.length > 400 ? `${oldString.slice(0, 400)}...` : oldString;
+  return new InputError(
+    `old_string was not found in ${path}, not even allowing for line endings, trailing whitespace, indentation, quotes ` +
+      `or line-number prefixes. Nothing was changed.\nold_string:\n${shown}\n${hint ?? "No similar text was found: Read the file to see its current content."}`,
+  );
+}
+
+/** Edit of a file that does not exist: only an empty old_string (create) makes sense. */
+async function createFile(
+  path: string,
+  target: string,
+  input: EditInput,
+  ctx: ToolCallContext,
+): Promise<ToolResult> {
+  if (input.old_string !== "") throw new ToolError(await missingFileMessage(path, ctx.workingDir));
+  const bytes = encodeText(input.new_string, newFileFormat(target));
+  await atomicWrite(target, bytes, { createParents: true });
+  const view = input.new_string.replaceAll("\r\n", "\n");
+  recordOwnWrite(ctx, target, bytes, keepsSnapshot(view.length) ? view : undefined);
+  return ToolResult.success(`Created ${path} with the new_string as its content.`, {
+    path: target,
+    created: true,
+  });
+}
+
+/** The splices an edit makes to an existing file, or a refusal that says why there are none. */
+function plan(path: string, decoded: DecodedText, input: EditInput): { rung: Rung; splices: Splice[] } {
+  if (input.old_string === "") {
+    if (decoded.view !== "") {
+      throw new InputError(
+        `old_string is empty, but ${path} is not: an empty old_string only creates a file. Give the text to replace, or use Write to replace the whole file.`,
+      );
+    }
+    return { rung: "exact", splices: [{ start: 0, end: 0, text: input.new_string }] };
+  }
+  const result = findEdit(decoded.view, input.old_string, input.new_string, input.replace_all);
+  if (!result.ok) throw refusal(result, path, decoded.view, input.old_string);
+  return result;
+}
+
+export const editTool = defineTool({
+  name: "Edit",
+  description,
+  permissionLevel: PermissionLevel.Write,
+  inputSchema,
+  permissionSubject: (input, ctx) => ({
+    kind: "path",
+    path: ctx.resolvePath(input.file_path),
+    access: "write",
+  }),
+  async execute(input, ctx) {
+    const path = ctx.resolvePath(input.file_path);
+    if (extname(path).toLowerCase() === ".ipynb") {
+      throw new InputError(`${path} is a Jupyter notebook: change its cells with NotebookEdit, not Edit.`);
+    }
+    if (input.old_string === input.new_string) {
+      throw new InputError("old_string and new_string are the same, so there is nothing to change.");
+    }
+    const target = await writeTarget(path);
+    return withFileLock(target, async () => {
+      const current = await readCurrent(target);
+      if (!current) return createFile(path, target, input, ctx);
+      const decoded = decodeText(current);
+      if (!decoded) throw new InputError(`${path} is binary, not text; Edit changes text files only.`);
+      requireFreshRead(ctx, target, current, decoded.view);
+      const { rung, splices } = plan(path, decoded, input);
+      const inserted = splices.map((s) => s.text).join("");
+      if (!canEncode(inserted, decoded.format.encoding)) {
+        throw new InputError(
+          `${path} is ${decoded.format.encoding}-encoded and new_string has characters it cannot store. Nothing was changed. ` +
+            "Use characters the file's encoding has, or rewrite the file with Write (which converts it to UTF-8).",
+        );
+      }
+      const bytes = spliceBytes(decoded, splices);
+      const summary = summariseChanges(decoded.view, splices);
+      await atomicWrite(target, bytes);
+      const newLength =
+        decoded.view.length + splices.reduce((n, s) => n + s.text.length - (s.end - s.start), 0);
+      recordOwnWrite(
+        ctx,
+        target,
+        bytes,
+        keepsSnapshot(newLength) ? applySplices(decoded.view, splices) : undefined,
+      );
+      const what = input.replace_all ? `replaced all ${splices.length} occurrences` : "replaced 1 occurrence";
+      const how = rung === "exact" ? "" : ` Matched after ${RUNG_DESCRIPTIONS[rung]}.`;
+      return ToolResult.success(
+        `Updated ${path}: ${what}.${how} The changed lines now read:\n${summary.excerpt}`,
+        {
+          path: target,
+          rung,
+          replacements: splices.length,
+          patch: { hunks: summary.hunks },
+        },
+      );
+    });
+  },
+});

@@ -1,0 +1,69 @@
+import { readFile } from "node:fs/promises";
+import type { ToolContext } from "../../core/context.js";
+import { InputError } from "../../core/errors.js";
+import { changeDiff, contentHash, readStateSlot } from "../../fs/read-state.js";
+
+/**
+ * The rules every file-changing tool shares: an existing file must have been read in this session, and
+ * must not have changed since. "Changed" means different bytes; a touch or a no-op formatter run is not a
+ * change. When the change is small enough to show, the refusal shows it and counts as a read of the new
+ * content, so the next attempt can go ahead without reading the whole file again.
+ */
+
+/** The current bytes of `target`, or undefined when it does not exist. */
+export async function readCurrent(target: string): Promise<Buffer | undefined> {
+  try {
+    return await readFile(target);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return undefined;
+    if (code === "EISDIR")
+      throw new InputError(`${target} is a directory; give the path of a file inside it.`);
+    throw error;
+  }
+}
+
+/** Refuses (nothing written) unless this session read `target` and its bytes still hash to what was read. */
+export function requireFreshRead(
+  ctx: ToolContext,
+  target: string,
+  current: Buffer,
+  view: string | undefined,
+): void {
+  const state = ctx.session.get(readStateSlot);
+  const record = state.get(target);
+  if (!record) {
+    throw new InputError(
+      `${target} already exists and has not been read in this session, so nothing was written. ` +
+        "Read it first (a partial read with offset/limit is enough), then retry.",
+    );
+  }
+  const hash = contentHash(current);
+  if (record.hash === hash) return;
+  const diff =
+    record.snapshot !== undefined && view !== undefined ? changeDiff(record.snapshot, view) : undefined;
+  if (diff === undefined) {
+    throw new InputError(
+      `${target} has changed on disk since you read it, so nothing was written. ` +
+        "Read it again (the part you are changing is enough), then retry.",
+    );
+  }
+  state.recordRead(target, hash, view);
+  throw new InputError(
+    `${target} has changed on disk since you read it, so nothing was written. This is what changed ` +
+      `(- as you read it, + as it is now):\n${diff}\n` +
+      "You have now seen the current content: check that your change still fits it, then retry.",
+  );
+}
+
+/** Content this session wrote is content the model knows: it counts as read. */
+export function recordOwnWrite(
+  ctx: ToolContext,
+  target: string,
+  bytes: Uint8Array,
+  view: string | undefined,
+): string {
+  const hash = contentHash(bytes);
+  ctx.session.get(readStateSlot).recordWrite(target, hash, view);
+  return hash;
+}

@@ -1,0 +1,72 @@
+import { formatLine } from "./line-format.js";
+
+/**
+ * Which lines one Read returns. A page ends at the line limit, at the token budget or (for a read of the
+ * whole file) at WHOLE_READ_MAX_CHARS, whichever comes first; the caller is then told the exact offset
+ * and limit of the next page, so a large file is a series of reads, never a dead end.
+ */
+
+/** Lines per call when no limit is given. */
+export const DEFAULT_LINE_LIMIT = 2000;
+/** Most characters a read of a whole file returns in one page. */
+const WHOLE_READ_MAX_CHARS = 256 * 1024;
+/** Default output budget, in tokens; CLAUDE_CODE_FILE_READ_MAX_OUTPUT_TOKENS overrides it. */
+const DEFAULT_MAX_OUTPUT_TOKENS = 25_000;
+/** Highest budget the environment may set. */
+export const MAX_OUTPUT_TOKENS_CEILING = 200_000;
+/** Rough size of a token in characters, for budgeting. */
+export const CHARS_PER_TOKEN = 4;
+
+export function outputTokenBudget(): number {
+  const fromEnv = Number(process.env.CLAUDE_CODE_FILE_READ_MAX_OUTPUT_TOKENS);
+  if (!Number.isFinite(fromEnv) || fromEnv <= 0) return DEFAULT_MAX_OUTPUT_TOKENS;
+  return Math.min(Math.floor(fromEnv), MAX_OUTPUT_TOKENS_CEILING);
+}
+
+export interface PageRequest {
+  /** 1-based first line. */
+  offset: number;
+  limit: number;
+  wholeFile: boolean;
+}
+
+export interface Page {
+  text: string;
+  first: number;
+  /** Last line shown (first - 1 when none). */
+  last: number;
+  /** The next page, when the file goes on past this one and the caller did not ask for exactly this. */
+  next?: { offset: number; limit: number };
+}
+
+/** How many lines starting at index `from` fit in one page. */
+function linesThatFit(lines: readonly string[], from: number, limit: number, maxChars: number): number {
+  let chars = 0;
+  let n = 0;
+  while (n < limit && from + n < lines.length) {
+    const lineChars = formatLine(lines[from + n]!, from + n + 1).length + 1;
+    if (n > 0 && chars + lineChars > maxChars) break;
+    chars += lineChars;
+    n++;
+  }
+  return n;
+}
+
+export function pageOf(lines: readonly string[], request: PageRequest): Page {
+  const budget = outputTokenBudget() * CHARS_PER_TOKEN;
+  const maxChars = request.wholeFile ? Math.min(budget, WHOLE_READ_MAX_CHARS) : budget;
+  const from = request.offset - 1;
+  const count = linesThatFit(lines, from, request.limit, maxChars);
+  const shown = lines.slice(from, from + count);
+  const text = shown.map((line, i) => formatLine(line, request.offset + i)).join("\n");
+  const last = request.offset + count - 1;
+  const cutShort = count < request.limit;
+  if (last >= lines.length || (!cutShort && !request.wholeFile)) return { text, first: request.offset, last };
+  const nextLimit = linesThatFit(
+    lines,
+    last,
+    request.wholeFile ? DEFAULT_LINE_LIMIT : request.limit,
+    maxChars,
+  );
+  return { text, first: request.offset, last, next: { offset: last + 1, limit: nextLimit } };
+}

@@ -1,0 +1,170 @@
+import { readFile, realpath, stat } from "node:fs/promises";
+import * as z from "zod";
+import type { ToolCallContext } from "../../core/context.js";
+import { InputError, ToolError } from "../../core/errors.js";
+import { PermissionLevel } from "../../core/permission-level.js";
+import { type ContentBlock, ToolResult } from "../../core/result.js";
+import { defineTool } from "../../core/tool.js";
+import { decodeText } from "../../fs/codec.js";
+import { binaryLabel, missingFileMessage, SNIFF_HEAD_BYTES, sniffKind } from "../../fs/paths.js";
+import { contentHash, readStateSlot } from "../../fs/read-state.js";
+import { notebookBlocks, parseNotebook } from "./notebook.js";
+import { imageForModel } from "./read-image.js";
+import { CHARS_PER_TOKEN, DEFAULT_LINE_LIMIT, MAX_OUTPUT_TOKENS_CEILING, pageOf } from "./read-page.js";
+import { pdfText } from "./read-pdf.js";
+
+/** Largest file Read loads; bigger ones are for Grep or `sed -n`/`head`/`tail` through Bash. */
+const MAX_FILE_BYTES = 64 * 1024 * 1024;
+
+const inputSchema = z.strictObject({
+  file_path: z
+    .string()
+    .describe("The file to read: an absolute path, or a path relative to the working directory."),
+  offset: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe("The line number to start at (1-based). Use it with limit to page through a large file."),
+  limit: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe(`How many lines to return (default ${DEFAULT_LINE_LIMIT}).`),
+  pages: z
+    .string()
+    .optional()
+    .describe('For PDF files only: the pages to read, such as "3", "1-5" or "1,4,7-9".'),
+});
+
+type ReadInput = z.output<typeof inputSchema>;
+
+const description = `Reads a file from the local file system and returns its contents.
+
+- Text comes back one line per output line as "<line number><tab><text>", numbered from 1. Lines over 2000 characters are cut.
+- By default up to ${DEFAULT_LINE_LIMIT} lines from the start of the file. For a large file, the result ends with the exact offset and limit of the next page; use offset and limit to read a part you already know you need.
+- Images (PNG, JPEG, GIF, WebP) are returned as images you can see; very large ones are scaled down.
+- PDFs return their text page by page (up to 20 pages per call; choose pages with "pages").
+- Jupyter notebooks (.ipynb) return every cell with its id, type, source and outputs.
+- Reading a file is required before Write or Edit may change it; a partial read is enough.
+- To list a directory, use Glob or Bash (ls) instead.`;
+
+function textNote(note: string): string {
+  return `<system-reminder>${note}</system-reminder>`;
+}
+
+async function readText(
+  path: string,
+  bytes: Buffer,
+  input: ReadInput,
+  ctx: ToolCallContext,
+): Promise<ToolResult> {
+  const decoded = decodeText(bytes);
+  const state = ctx.session.get(readStateSlot);
+  const hash = contentHash(bytes);
+  if (!decoded) {
+    // Recorded all the same: a binary file the model has looked at may be overwritten with Write.
+    state.recordRead(path, hash, undefined);
+    throw new InputError(
+      `${path} is binary (${binaryLabel(path, bytes.subarray(0, SNIFF_HEAD_BYTES))}), not text. Read shows text, ` +
+        "images (png, jpg, gif, webp), PDFs and notebooks; inspect other files with Bash (e.g. file, xxd, unzip -l).",
+    );
+  }
+  const { view, format } = decoded;
+  const lines = view === "" ? [] : (view.endsWith("\n") ? view.slice(0, -1) : view).split("\n");
+  const metadata = {
+    path,
+    totalLines: lines.length,
+    encoding: format.encoding,
+    bom: format.bom,
+    eol: format.eol,
+  };
+  if (lines.length === 0) {
+    state.recordRead(path, hash, view, [1, 1]);
+    return ToolResult.success(textNote(`${path} exists but is empty.`), metadata);
+  }
+  const offset = Math.max(1, input.offset ?? 1);
+  if (offset > lines.length) {
+    state.recordRead(path, hash, view, [lines.length, lines.length]);
+    return ToolResult.success(
+      textNote(
+        `${path} has ${lines.length} lines, so offset ${offset} is past its end. Use an offset from 1 to ${lines.length}.`,
+      ),
+      metadata,
+    );
+  }
+  const wholeFile = input.offset === undefined && input.limit === undefined;
+  const page = pageOf(lines, { offset, limit: input.limit ?? DEFAULT_LINE_LIMIT, wholeFile });
+  state.recordRead(path, hash, view, [page.first, page.last]);
+  const next = page.next
+    ? `\n\n[Lines ${page.first}-${page.last} of ${lines.length} shown. For the next page, Read with offset ${page.next.offset} and limit ${page.next.limit}.]`
+    : "";
+  return ToolResult.success(page.text + next, { ...metadata, lines: [page.first, page.last] });
+}
+
+async function readContent(path: string, input: ReadInput, ctx: ToolCallContext): Promise<ToolResult> {
+  const bytes = await readFile(path);
+  const kind = sniffKind(path, bytes.subarray(0, SNIFF_HEAD_BYTES));
+  if (input.pages !== undefined && kind.kind !== "pdf") {
+    throw new InputError(
+      `pages applies only to PDF files, and ${path} is not one. Use offset and limit for text.`,
+    );
+  }
+  const record = (view?: string) => ctx.session.get(readStateSlot).recordRead(path, contentHash(bytes), view);
+  switch (kind.kind) {
+    case "image": {
+      const image = await imageForModel(bytes, kind.mediaType);
+      record();
+      const blocks: ContentBlock[] = image.note
+        ? [...image.blocks, { type: "text", text: image.note }]
+        : image.blocks;
+      return ToolResult.success(blocks, { path, mediaType: kind.mediaType });
+    }
+    case "pdf": {
+      const pdf = await pdfText(bytes, input.pages);
+      record();
+      return ToolResult.success(pdf.text, { path, totalPages: pdf.totalPages });
+    }
+    case "notebook": {
+      const text = decodeText(bytes)?.view ?? "";
+      const notebook = parseNotebook(text, path);
+      record(text);
+      return ToolResult.success(notebookBlocks(notebook), { path, cells: notebook.cells.length });
+    }
+    case "text":
+      return readText(path, bytes, input, ctx);
+  }
+}
+
+export const readTool = defineTool({
+  name: "Read",
+  description,
+  permissionLevel: PermissionLevel.ReadOnly,
+  inputSchema,
+  // Read pages its own output; this only stops notebooks with huge outputs.
+  maxResultChars: MAX_OUTPUT_TOKENS_CEILING * CHARS_PER_TOKEN,
+  permissionSubject: (input, ctx) => ({
+    kind: "path",
+    path: ctx.resolvePath(input.file_path),
+    access: "read",
+  }),
+  async execute(input, ctx) {
+    const requested = ctx.resolvePath(input.file_path);
+    const info = await stat(requested).catch(() => undefined);
+    if (!info) throw new ToolError(await missingFileMessage(requested, ctx.workingDir));
+    if (info.isDirectory()) {
+      throw new InputError(
+        `${requested} is a directory, not a file. List it with Glob (pattern "*", path "${requested}") or with Bash (ls).`,
+      );
+    }
+    if (info.size > MAX_FILE_BYTES) {
+      throw new ToolError(
+        `${requested} is ${info.size} bytes, more than Read loads (${MAX_FILE_BYTES}). Search it with Grep, or ` +
+          "look at parts of it with Bash (head, tail, sed -n 'A,Bp').",
+      );
+    }
+    // Read-state is keyed by the real file, so reading through a symlink counts for an edit of its target.
+    return readContent(await realpath(requested), input, ctx);
+  },
+});
