@@ -1,8 +1,8 @@
-import { spawn } from "node:child_process";
 import type { ToolContext } from "../core/context.js";
-import { errorMessage } from "../core/errors.js";
 import { HOOK_DEFAULT_TIMEOUT_MS, HOOK_MAX_OUTPUT_CHARS } from "../core/limits.js";
 import { log } from "../core/log.js";
+import { childEnv } from "../process/env.js";
+import { supervise } from "../process/supervise.js";
 import type { HookCommand, HookEvent, HookMatcher } from "../settings/types.js";
 
 /** What the hooks of one event decided about a call. */
@@ -42,54 +42,33 @@ interface CommandOutput {
   timedOut: boolean;
 }
 
-function runHookCommand(
+/** Runs through the process supervisor, so a hook's processes die with it on time-out, abort or host exit. */
+async function runHookCommand(
   hook: HookCommand,
   stdin: string,
   ctx: ToolContext,
   signal: AbortSignal,
 ): Promise<CommandOutput> {
   const timeoutMs = hook.timeout !== undefined ? hook.timeout * 1000 : HOOK_DEFAULT_TIMEOUT_MS;
-  return new Promise((resolve) => {
-    const child = spawn("bash", ["-c", hook.command], {
-      cwd: ctx.workingDir,
-      detached: true,
-      stdio: ["pipe", "pipe", "pipe"],
-      env: { ...process.env, ...ctx.config.env, CLAUDE_PROJECT_DIR: ctx.config.projectDir },
-    });
-    let stdout = "";
-    let stderr = "";
-    let timedOut = false;
-    const killGroup = () => {
-      try {
-        if (child.pid) process.kill(-child.pid, "SIGKILL");
-      } catch {
-        // already gone
-      }
-    };
-    const timer = setTimeout(() => {
-      timedOut = true;
-      killGroup();
-    }, timeoutMs);
-    signal.addEventListener("abort", killGroup, { once: true });
-    child.stdout.on("data", (d: Buffer) => {
+  let stdout = "";
+  let stderr = "";
+  const outcome = await supervise({
+    file: "bash",
+    args: ["-c", hook.command],
+    cwd: ctx.workingDir,
+    env: { ...childEnv(ctx.config.env), CLAUDE_PROJECT_DIR: ctx.config.projectDir },
+    stdin,
+    onStdout: (d) => {
       if (stdout.length < HOOK_MAX_OUTPUT_CHARS) stdout += d.toString("utf8");
-    });
-    child.stderr.on("data", (d: Buffer) => {
+    },
+    onStderr: (d) => {
       if (stderr.length < HOOK_MAX_OUTPUT_CHARS) stderr += d.toString("utf8");
-    });
-    child.stdin.on("error", () => {});
-    child.stdin.end(stdin);
-    const finish = (code: number | null) => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", killGroup);
-      resolve({ code, stdout, stderr, timedOut });
-    };
-    child.on("error", (e) => {
-      stderr += errorMessage(e);
-      finish(null);
-    });
-    child.on("close", finish);
-  });
+    },
+    timeoutMs,
+    signal,
+  }).done;
+  if (outcome.spawnError) stderr += outcome.spawnError;
+  return { code: outcome.exitCode, stdout, stderr, timedOut: outcome.reason === "timeout" };
 }
 
 interface HookJson {
