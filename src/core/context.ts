@@ -158,8 +158,8 @@ async function decideWithHandler(
   const decision = evaluatePermission(evaluation);
   if (decision.behavior !== "ask") return decision;
 
-  const { suggestRule } = await import("../permissions/suggest.js");
-  const suggestedRule = suggestRule(evaluation);
+  const { suggestRules } = await import("../permissions/suggest.js");
+  const suggestedRules = suggestRules(evaluation);
   const answer = await ctx.permissionHandler.ask(
     {
       toolName: tool.name,
@@ -168,7 +168,8 @@ async function decideWithHandler(
       subject,
       mode: ctx.permissionMode,
       reason: decision.reason,
-      suggestedRule,
+      suggestedRules,
+      suggestedRule: suggestedRules.join(", "),
       workingDir: ctx.workingDir,
     },
     signal,
@@ -177,13 +178,23 @@ async function decideWithHandler(
     return { behavior: "deny", reason: answer.message ?? `${decision.reason}; the request was declined` };
   }
   if (answer.scope !== "once") {
-    const entry: PermissionRuleEntry = {
-      rule: suggestedRule,
-      behavior: "allow",
-      source: { scope: "session", root: ctx.workingDir },
-    };
-    ctx.addRules([entry]);
-    if (answer.scope === "always") persistRule(ctx.config.projectDir, suggestedRule);
+    ctx.addRules(
+      suggestedRules.map((rule) => ({
+        rule,
+        behavior: "allow",
+        source: { scope: "session", root: ctx.workingDir },
+      })),
+    );
+    if (answer.scope === "always") {
+      try {
+        for (const rule of suggestedRules) persistRule(ctx.config.projectDir, rule);
+      } catch (error) {
+        return {
+          behavior: "allow",
+          reason: `allowed by the user for this session; saving the rule failed: ${(error as Error).message}`,
+        };
+      }
+    }
   }
   return { behavior: "allow", reason: `allowed by the user (${answer.scope})` };
 }

@@ -48,7 +48,12 @@ export interface PermissionRequest {
   mode: PermissionMode;
   /** Why the call needs approval. */
   reason: string;
-  /** The narrowest rule that would allow this call, already checked to match it. */
+  /**
+   * The narrowest allow rules that together allow this call (one per part of a compound command),
+   * each checked by the evaluator; empty when no rule can (Dangerous tools, commands too complex to split).
+   */
+  suggestedRules: string[];
+  /** `suggestedRules` joined with ", " for one-line messages; "" when there are none. */
   suggestedRule: string;
   workingDir: string;
 }
