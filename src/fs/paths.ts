@@ -98,15 +98,14 @@ const MIN_SIMILARITY = 0.5;
 /** Names in the file's directory close to its name (same stem, other case, a typo). */
 async function closeNames(path: string): Promise<string[]> {
   const entries = await readdir(dirname(path)).catch(() => [] as string[]);
-  const name = basename(path);
-  const stem = name.slice(0, name.length - extname(name).length).toLowerCase();
+  const name = basename(path).toLowerCase();
+  const stemOf = (n: string) => n.slice(0, n.length - extname(n).length).toLowerCase();
+  const stem = stemOf(name);
+  // Stems are compared, not whole names: a shared ".ts" says nothing about which file was meant.
+  const score = (entry: string) =>
+    entry.toLowerCase() === name || stemOf(entry) === stem ? 2 : similarity(stemOf(entry), stem);
   return entries
-    .map((entry) => {
-      const entryStem = entry.slice(0, entry.length - extname(entry).length).toLowerCase();
-      const score =
-        entry.toLowerCase() === name.toLowerCase() || entryStem === stem ? 2 : similarity(entry, name);
-      return { entry, score };
-    })
+    .map((entry) => ({ entry, score: score(entry) }))
     .filter((c) => c.score >= MIN_SIMILARITY)
     .sort((a, b) => b.score - a.score)
     .slice(0, MAX_SUGGESTIONS)
