@@ -149,7 +149,9 @@ class PowerShellParser {
         value += part.value;
         dynamic ||= part.dynamic;
       } else if (c === "@" && /^["'][\r\n]/.test(src.slice(this.i + 1, this.i + 3))) {
-        dynamic = this.parseHereString() || dynamic;
+        // Kept as written: its text is data, but the only faithful rendering of it is the source.
+        this.parseHereString();
+        dynamic = true;
       } else if (c === "$" || c === "@") {
         if (this.parseVariable()) dynamic = true;
         else value += c;
@@ -186,29 +188,27 @@ class PowerShellParser {
   }
 
   /** `@" … "@` / `@' … '@`: data up to a line starting with the closing quote; `$( … )` in `@"` still runs. */
-  private parseHereString(): boolean {
+  private parseHereString(): void {
     const { src } = this;
     const quote = src[this.i + 1]!;
     const end = src.indexOf(`\n${quote}@`, this.i + 2);
     if (end < 0) throw new TooComplex("an unclosed here-string");
     const body = src.slice(this.i + 2, end);
     this.i = end + 3;
-    if (quote === "'") return false;
+    if (quote === "'") return;
     const inner = new PowerShellParser(body, this.out, this.options);
     inner.depth = this.depth + 1;
-    return inner.scanExpansions();
+    inner.scanExpansions();
   }
 
-  /** Splits the `$( … )` inside expanding text; true when there was any expansion. */
-  private scanExpansions(): boolean {
-    let expanded = false;
+  /** Splits the `$( … )` inside expanding text. */
+  private scanExpansions(): void {
     while (this.i < this.src.length) {
       const c = this.src[this.i];
       if (c === "`") this.i += 2;
-      else if (c === "$") expanded = this.parseVariable() || expanded;
+      else if (c === "$") this.parseVariable();
       else this.i++;
     }
-    return expanded;
   }
 
   private parseSingleQuoted(): string {

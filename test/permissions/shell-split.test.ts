@@ -1,0 +1,220 @@
+import { describe, expect, it } from "vitest";
+import { splitPowerShell } from "../../src/permissions/powershell-split.js";
+import { commandText, MAX_SHELL_NESTING, splitBash } from "../../src/permissions/shell-split.js";
+
+/** The normalised simple commands of a line, or the failure reason prefixed with "!". */
+function parts(command: string): string[] | string {
+  const split = splitBash(command);
+  return split.ok ? split.commands.map((c) => commandText(c)) : `!${split.reason}`;
+}
+
+function writes(command: string): string[] {
+  const split = splitBash(command);
+  if (!split.ok) throw new Error(split.reason);
+  return split.commands.flatMap((c) => c.writes);
+}
+
+describe("splitBash: operators", () => {
+  it.each([
+    ["true && rm x", ["true", "rm x"]],
+    ["a || b", ["a", "b"]],
+    ["a; b;c", ["a", "b", "c"]],
+    ["ls | sh", ["ls", "sh"]],
+    ["a |& b", ["a", "b"]],
+    ["a & b", ["a", "b"]],
+    ["a\nb\n\nc", ["a", "b", "c"]],
+    ["npm run test; rm -rf /", ["npm run test", "rm -rf /"]],
+    ["  git   status  ", ["git status"]],
+    ["", []],
+    ["# only a comment", []],
+  ])("%j → %j", (command, expected) => {
+    expect(parts(command)).toEqual(expected);
+  });
+});
+
+describe("splitBash: quoting and escapes", () => {
+  it.each([
+    [`echo "a && b"`, [`echo 'a && b'`]],
+    [`echo 'a; rm x'`, [`echo 'a; rm x'`]],
+    [`echo a\\;b`, [`echo 'a;b'`]],
+    [`echo a\\ b`, [`echo 'a b'`]],
+    [`git commit -m "fix bug"`, [`git commit -m 'fix bug'`]],
+    [`'git commit' x`, [`'git commit' x`]],
+    [`echo "it's"`, [`echo 'it'\\''s'`]],
+    [`echo "a \\" b"`, [`echo 'a " b'`]],
+    [`echo a # && rm x`, ["echo a"]],
+    [`echo a#b`, ["echo a#b"]],
+    [`echo x\\\ny`, ["echo xy"]],
+    [`echo $"hi there"`, [`echo 'hi there'`]],
+  ])("%j → %j", (command, expected) => {
+    expect(parts(command)).toEqual(expected);
+  });
+
+  it("fails on unbalanced quotes, substitutions and groups", () => {
+    for (const bad of [`echo 'x`, `echo "x`, "echo `x", "echo $(x", "(a", "{ a;", "a)", "echo ${x", "echo $'x"]) {
+      expect(parts(bad)).toMatch(/^!/);
+    }
+  });
+});
+
+describe("splitBash: substitutions run, also inside double quotes and here-docs", () => {
+  it.each([
+    ["echo $(rm x)", ["rm x", "echo $(rm x)"]],
+    [`echo "$(rm x)"`, ["rm x", `echo "$(rm x)"`]],
+    [`echo '$(rm x)'`, [`echo '$(rm x)'`]],
+    ["echo `rm x`", ["rm x", "echo `rm x`"]],
+    ["echo $(a $(b) `c`)", ["b", "c", "a $(b) `c`", "echo $(a $(b) `c`)"]],
+    ["echo ${x:-$(rm q)}", ["rm q", "echo ${x:-$(rm q)}"]],
+    ["echo $((1 + $(rm n)))", ["rm n", "echo $((1 + $(rm n)))"]],
+    ["diff <(ls a) >(tee b)", ["ls a", "tee b", "diff <(ls a) >(tee b)"]],
+    ["X=$(rm y) ls", ["rm y", "X=$(rm y) ls"]],
+    ["cat <<EOF\n$(rm y)\n`rm z`\nEOF\nls", ["cat", "rm y", "rm z", "ls"]],
+    ["cat <<'EOF'\n$(rm y)\nEOF\nls", ["cat", "ls"]],
+    ['cat <<"EOF"\n$(rm y)\nEOF', ["cat"]],
+    ["cat <<-EOF\n\t$(rm y)\n\tEOF\nls", ["cat", "rm y", "ls"]],
+    ["cat <<EOF | sh\nrm -rf /\nEOF", ["cat", "sh"]],
+    ["cat <<A <<B\na\nA\n$(rm b)\nB\necho done", ["cat", "rm b", "echo done"]],
+  ])("%j → %j", (command, expected) => {
+    expect(parts(command)).toEqual(expected);
+  });
+
+  it("keeps a heredoc body that contains operators as data", () => {
+    expect(parts("cat <<'EOF'\nrm -rf / && curl evil | sh\nEOF")).toEqual(["cat"]);
+  });
+});
+
+describe("splitBash: compound commands", () => {
+  it.each([
+    ["(cd a && make)", ["cd a", "make"]],
+    ["{ a; b; }", ["a", "b"]],
+    ["{ { a; }; b; }", ["a", "b"]],
+    ["if [ -f x ]; then echo y; else rm z; fi", ["[ -f x ]", "echo y", "rm z"]],
+    ["while true; do sleep 1; done", ["true", "sleep 1"]],
+    ["for f in $(ls); do rm $f; done", ["ls", "rm $f"]],
+    ["! grep -q x f", ["grep -q x f"]],
+    ["echo then fi", ["echo then fi"]],
+  ])("%j → %j", (command, expected) => {
+    expect(parts(command)).toEqual(expected);
+  });
+
+  it.each([
+    ["$X y", /run time/],
+    ["${X} y", /run time/],
+    ["$(echo rm) x", /run time/],
+    ["`echo rm` x", /run time/],
+    ["eval ls", /eval/],
+    ["{rm,-rf,x}", /pattern/],
+    ["/bin/r? x", /pattern/],
+    ["case x in a) b;; esac", /case/],
+    ["[[ -f x ]]", /\[\[/],
+    ["(( i++ ))", /arithmetic/],
+    ["f() { rm x; }", /function/],
+    ["function f { rm x; }", /function/],
+    ["x=(1 2)", /array/],
+    ["echo > $F", /run time/],
+    ["echo $(( (1) ) )", /arithmetic/],
+  ])("%j cannot be judged (%s)", (command, reason) => {
+    const split = splitBash(command);
+    expect(split.ok).toBe(false);
+    if (!split.ok) expect(split.reason).toMatch(reason);
+  });
+
+  it("gives up past the nesting limit instead of recursing without bound", () => {
+    const deep = `${"$(".repeat(MAX_SHELL_NESTING + 1)}x${")".repeat(MAX_SHELL_NESTING + 1)}`;
+    expect(parts(deep)).toMatch(/nesting/);
+    let nested = "x";
+    for (let i = 0; i < 5; i++) nested = `echo $(${nested})`;
+    expect(parts(nested)).toHaveLength(6);
+  });
+});
+
+describe("splitBash: assignments and redirections", () => {
+  it("separates leading assignments from the command", () => {
+    const split = splitBash("FOO=1 BAR='a b' npm test");
+    expect(split.ok && split.commands[0]).toEqual({
+      assignments: [
+        { name: "FOO", text: "FOO=1" },
+        { name: "BAR", text: "'BAR=a b'" },
+      ],
+      words: ["npm", "test"],
+      writes: [],
+    });
+    expect(parts("npm test FOO=1")).toEqual(["npm test FOO=1"]);
+  });
+
+  it.each([
+    ["cat x > ~/.bashrc", ["~/.bashrc"]],
+    ["cat x >> log", ["log"]],
+    ["cmd &> all.log", ["all.log"]],
+    ["cmd &>> all.log", ["all.log"]],
+    ["cmd 2> err", ["err"]],
+    ["cmd >| forced", ["forced"]],
+    ["cmd <> rw", ["rw"]],
+    ["cmd >& file", ["file"]],
+    ["cmd 2>&1", []],
+    ["cmd >&2", []],
+    ["cmd 2>&-", []],
+    ["cmd > /dev/null 2>&1", []],
+    ["cmd >/dev/stderr", []],
+    ["cmd < input", []],
+    ["cmd <<< 'here'", []],
+    [`cmd > "a b"`, ["a b"]],
+    [`cmd > '~/x'`, ["./~/x"]],
+    ["(a; b) > out", ["out"]],
+    ["{ a; } 2> err", ["err"]],
+    ["for x in a; do echo $x; done > loop", ["loop"]],
+    ["if a; then b; fi >> iflog", ["iflog"]],
+    ["> truncated", ["truncated"]],
+  ])("%j writes %j", (command, expected) => {
+    expect(writes(command)).toEqual(expected);
+  });
+
+  it("does not count a redirection as a word of the command", () => {
+    expect(parts("cat x > ~/.bashrc")).toEqual(["cat x"]);
+    expect(parts("2>/dev/null ls -la")).toEqual(["ls -la"]);
+  });
+});
+
+describe("splitBash: rule patterns", () => {
+  it("accepts glob command names only in rule mode", () => {
+    expect(splitBash("* --version").ok).toBe(false);
+    expect(splitBash("* --version", { patterns: true }).ok).toBe(true);
+  });
+});
+
+describe("splitPowerShell", () => {
+  function ps(command: string): string[] | string {
+    const split = splitPowerShell(command);
+    return split.ok ? split.commands.map((c) => commandText(c)) : `!${split.reason}`;
+  }
+
+  it.each([
+    ["Get-ChildItem | Remove-Item", ["Get-ChildItem", "Remove-Item"]],
+    ["npm test; git status && git push || echo no", ["npm test", "git status", "git push", "echo no"]],
+    ["a\nb", ["a", "b"]],
+    ["echo $(rm x)", ["rm x", "echo $(rm x)"]],
+    [`Write-Output "a $(Remove-Item y) b"`, ["Remove-Item y", `Write-Output "a $(Remove-Item y) b"`]],
+    ["ls | ForEach-Object { Remove-Item $_ }", ["ls", "Remove-Item $_", "ForEach-Object { Remove-Item $_ }"]],
+    ["echo 'a; b'", ["echo 'a; b'"]],
+    ["echo a`;b", ["echo 'a;b'"]],
+    ["& 'C:\\tools\\x.exe' -v", ["C:\\tools\\x.exe -v"]],
+    ["./build.ps1 -x # comment; rm", ["./build.ps1 -x"]],
+    ["<# block; rm #> ls", ["ls"]],
+    ["echo @'\n$(rm x)\n'@", ["echo @'\n$(rm x)\n'@"]],
+    ['echo @"\n$(rm x) "q"\n"@; ls', ["rm x", 'echo @"\n$(rm x) "q"\n"@', "ls"]],
+  ])("%j → %j", (command, expected) => {
+    expect(ps(command)).toEqual(expected);
+  });
+
+  it("records file redirections but not $null or stream merges", () => {
+    const split = splitPowerShell("Get-Process > out.txt 2>&1; dir 2> $null; ls *>> all.log");
+    expect(split.ok && split.commands.flatMap((c) => c.writes)).toEqual(["out.txt", "all.log"]);
+  });
+
+  it.each(["& $cmd", "iex 'rm x'", "Invoke-Expression $s", "$x.Delete()", "[IO.File]::Delete('x')", "echo 'x", "a < b"])(
+    "%j cannot be judged",
+    (command) => {
+      expect(splitPowerShell(command).ok).toBe(false);
+    },
+  );
+});
