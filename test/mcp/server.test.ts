@@ -25,7 +25,7 @@ function factory(
 
 type Elicit = (message: string) => {
   action: "accept" | "decline" | "cancel";
-  content?: Record<string, unknown>;
+  content?: Record<string, string | number | boolean>;
 };
 
 /** A real SDK client wired to one server session in memory. */
@@ -113,7 +113,7 @@ describe("MCP server session", () => {
     const answers = ["deny", "allow_once"];
     const { client } = await connect(factory(dir, "default"), (message) => {
       asked.push(message);
-      return { action: "accept", content: { decision: answers.shift() } };
+      return { action: "accept", content: { decision: answers.shift() ?? "deny" } };
     });
     const denied = await client.callTool({ name: "Bash", arguments: { command: "echo one" } });
     expect(denied.isError).toBe(true);
