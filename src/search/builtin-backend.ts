@@ -52,7 +52,11 @@ export const builtinBackend: SearchBackend = {
 
   async listFiles(query: FileQuery) {
     const out: string[] = [];
-    for await (const file of walkFiles(query)) out.push(displayPath(query.cwd, file));
+    for await (const file of walkFiles(query)) {
+      const path = displayPath(query.cwd, file);
+      out.push(path);
+      query.onPath?.(path);
+    }
     return out;
   },
 
@@ -60,7 +64,10 @@ export const builtinBackend: SearchBackend = {
     const regex = toJsRegExp(query.pattern, query);
     const out: string[] = [];
     await eachText(query, (path, text) => {
-      if (hasMatch(text, regex, query.multiline)) out.push(path);
+      if (hasMatch(text, regex, query.multiline)) {
+        out.push(path);
+        query.onPath?.(path);
+      }
       return true;
     });
     return out;

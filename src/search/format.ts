@@ -25,10 +25,11 @@ export function pageNote(noun: string, page: Page, shown: number, total: number 
   return `\n\n(Showing ${range}${of}.${next})`;
 }
 
-export function formatFiles(files: readonly string[], page: Page): string {
-  const shown = pageOf(files, page);
-  const noun = files.length === 1 ? "file" : "files";
-  return `Found ${files.length} ${noun}\n${shown.join("\n")}${pageNote("files", page, shown.length, files.length)}`;
+/** `newest` holds at least the files up to the end of the page, newest first; `total` counts them all. */
+export function formatFiles(newest: readonly string[], total: number, page: Page): string {
+  const shown = pageOf(newest, page);
+  const noun = total === 1 ? "file" : "files";
+  return `Found ${total} ${noun}\n${shown.join("\n")}${pageNote("files", page, shown.length, total)}`;
 }
 
 export function formatCounts(counts: ReadonlyArray<readonly [string, number]>, page: Page): string {

@@ -27,6 +27,8 @@ export interface FileQuery {
   respectIgnore: boolean;
   signal: AbortSignal;
   onProgress?(filesSoFar: number): void;
+  /** Called with each path as soon as it is found (listFiles and matchingFiles), to overlap work. */
+  onPath?(path: string): void;
 }
 
 export interface GrepQuery extends FileQuery {
@@ -64,9 +66,9 @@ export interface ContentResult {
 
 export interface SearchBackend {
   readonly name: "ripgrep" | "builtin";
-  /** Files under the root that match the globs (display paths). */
+  /** Files under the root that match the globs (display paths), in no particular order. */
   listFiles(query: FileQuery): Promise<string[]>;
-  /** Files containing a match (display paths). */
+  /** Files containing a match (display paths), in no particular order. */
   matchingFiles(query: GrepQuery): Promise<string[]>;
   /** Number of matching lines per file (display paths). */
   countMatches(query: GrepQuery): Promise<Array<[path: string, count: number]>>;

@@ -109,7 +109,11 @@ async function paths(binary: string, args: string[], query: FileQuery): Promise<
   await run(binary, args, query, (text, prefix) => {
     const parts = (pending + text).split("\0");
     pending = parts.pop()!;
-    for (const p of parts) out.push(prefix + p);
+    for (const p of parts) {
+      const path = prefix + p;
+      out.push(path);
+      query.onPath?.(path);
+    }
     if (out.length >= nextReport) {
       query.onProgress?.(out.length);
       nextReport = out.length + PROGRESS_EVERY_FILES;

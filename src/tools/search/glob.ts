@@ -6,7 +6,7 @@ import { ToolResult } from "../../core/result.js";
 import { defineTool } from "../../core/tool.js";
 import { searchBackend } from "../../search/backend.js";
 import { IgnoreRules } from "../../search/ignore-rules.js";
-import { newestFirst } from "../../search/mtime.js";
+import { NewestFirst } from "../../search/mtime.js";
 import { searchRoot } from "../../search/root.js";
 
 /** Most paths listed; newest first, so the files being worked on come before old ones. */
@@ -36,7 +36,8 @@ async function execute(input: Input, ctx: ToolCallContext): Promise<ToolResult> 
     );
   }
   const backend = await searchBackend();
-  const matched = await backend.listFiles({
+  const byTime = new NewestFirst(ctx.workingDir);
+  await backend.listFiles({
     cwd: ctx.workingDir,
     root,
     rootIsFile: false,
@@ -45,15 +46,17 @@ async function execute(input: Input, ctx: ToolCallContext): Promise<ToolResult> 
     respectIgnore: false,
     signal: ctx.signal,
     onProgress: (n) => ctx.reportProgress({ progress: n, message: `${n} files listed so far` }),
+    onPath: byTime.add,
   });
-  if (matched.length === 0) return ToolResult.success("No files found", { backend: backend.name });
-  const shown = (await newestFirst(ctx.workingDir, matched, ctx.signal)).slice(0, MAX_GLOB_RESULTS);
+  const total = byTime.size;
+  if (total === 0) return ToolResult.success("No files found", { backend: backend.name });
+  const shown = byTime.newest(MAX_GLOB_RESULTS);
   const rules = new IgnoreRules(root, { explicitRoot: false });
   const ignored = shown.filter((p) => rules.ignoresFile(resolve(ctx.workingDir, p))).length;
   const notes: string[] = [];
-  if (matched.length > shown.length) {
+  if (total > shown.length) {
     notes.push(
-      `(Showing the ${shown.length} most recently modified of ${matched.length} matching files; ` +
+      `(Showing the ${shown.length} most recently modified of ${total} matching files; ` +
         "narrow the pattern or path to see the others.)",
     );
   }
@@ -63,7 +66,7 @@ async function execute(input: Input, ctx: ToolCallContext): Promise<ToolResult> 
     );
   }
   const text = notes.length > 0 ? `${shown.join("\n")}\n\n${notes.join("\n")}` : shown.join("\n");
-  return ToolResult.success(text, { backend: backend.name, matches: matched.length, ignored });
+  return ToolResult.success(text, { backend: backend.name, matches: total, ignored });
 }
 
 export const globTool = defineTool({

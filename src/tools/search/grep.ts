@@ -4,7 +4,7 @@ import { ToolResult } from "../../core/result.js";
 import { defineTool } from "../../core/tool.js";
 import { searchBackend } from "../../search/backend.js";
 import { contentPage, formatCounts, formatFiles, type Page, pageNote } from "../../search/format.js";
-import { newestFirst } from "../../search/mtime.js";
+import { NewestFirst } from "../../search/mtime.js";
 import type { GrepQuery, SearchBackend } from "../../search/query.js";
 import { searchRoot } from "../../search/root.js";
 
@@ -127,11 +127,16 @@ async function execute(input: Input, ctx: ToolCallContext): Promise<ToolResult> 
   const metadata = { backend: backend.name };
 
   if (mode === "files_with_matches") {
-    const files = await newestFirst(ctx.workingDir, await backend.matchingFiles(query), ctx.signal);
-    if (files.length === 0) {
+    const byTime = new NewestFirst(ctx.workingDir);
+    await backend.matchingFiles({ ...query, onPath: byTime.add });
+    if (byTime.size === 0) {
       return ToolResult.success(`No files found${await skippedNote(backend, query, ctx.signal)}`, metadata);
     }
-    return ToolResult.success(formatFiles(files, page), { ...metadata, matches: files.length });
+    const needed = page.limit === 0 ? byTime.size : page.offset + page.limit;
+    return ToolResult.success(formatFiles(byTime.newest(needed), byTime.size, page), {
+      ...metadata,
+      matches: byTime.size,
+    });
   }
 
   if (mode === "count") {
