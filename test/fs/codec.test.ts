@@ -36,9 +36,15 @@ describe("codec", () => {
       const out = spliceBytes(decoded, [spliceAt(decoded.view, "target", "TARGET")]);
       const enc = decoded.format.encoding;
       const encode = (s: string) =>
-        enc === "utf16be" ? Buffer.from(s, "utf16le").swap16() : Buffer.from(s, enc === "utf8" ? "utf8" : enc);
+        enc === "utf16be"
+          ? Buffer.from(s, "utf16le").swap16()
+          : Buffer.from(s, enc === "utf8" ? "utf8" : enc);
       const at = bytes.indexOf(encode("target"));
-      const expected = Buffer.concat([bytes.subarray(0, at), encode("TARGET"), bytes.subarray(at + encode("target").length)]);
+      const expected = Buffer.concat([
+        bytes.subarray(0, at),
+        encode("TARGET"),
+        bytes.subarray(at + encode("target").length),
+      ]);
       expect(out.equals(expected)).toBe(true);
     });
   }
@@ -59,8 +65,14 @@ describe("codec", () => {
   });
 
   it("encodes new text in a format, keeping CRLFs the text brings", () => {
-    expect(encodeText("a\nb\n", { encoding: "utf8", bom: false, newline: "\r\n" }).toString()).toBe("a\r\nb\r\n");
-    expect(encodeText("a\r\nb\n", { encoding: "utf8", bom: false, newline: "\r\n" }).toString()).toBe("a\r\nb\n");
-    expect([...encodeText("a", { encoding: "utf16le", bom: true, newline: "\n" })]).toEqual([0xff, 0xfe, 0x61, 0]);
+    expect(encodeText("a\nb\n", { encoding: "utf8", bom: false, newline: "\r\n" }).toString()).toBe(
+      "a\r\nb\r\n",
+    );
+    expect(encodeText("a\r\nb\n", { encoding: "utf8", bom: false, newline: "\r\n" }).toString()).toBe(
+      "a\r\nb\n",
+    );
+    expect([...encodeText("a", { encoding: "utf16le", bom: true, newline: "\n" })]).toEqual([
+      0xff, 0xfe, 0x61, 0,
+    ]);
   });
 });

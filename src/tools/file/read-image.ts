@@ -38,8 +38,8 @@ export async function imageForModel(bytes: Buffer, mediaType: ImageMediaType): P
   let outType: ImageMediaType = mediaType === "image/png" ? "image/png" : "image/jpeg";
   for (let attempt = 0; attempt < MAX_SHRINK_ATTEMPTS; attempt++) {
     const resized = sharp(bytes).resize({
-      width: Math.max(1, Math.floor(width * scale)),
-      height: Math.max(1, Math.floor(height * scale)),
+      width: Math.max(1, Math.round(width * scale)),
+      height: Math.max(1, Math.round(height * scale)),
       fit: "inside",
     });
     out = await (outType === "image/png"

@@ -57,11 +57,17 @@ describe("edit ladder", () => {
       rung: "quotes",
       text: "say(\u201chello world\u201d)\nit\u2019s\n",
     });
-    expect(edit("x = 'a'\n", "x = \u2018a\u2019", "x = \u2018b\u2019")).toEqual({ rung: "quotes", text: "x = 'b'\n" });
+    expect(edit("x = 'a'\n", "x = \u2018a\u2019", "x = \u2018b\u2019")).toEqual({
+      rung: "quotes",
+      text: "x = 'b'\n",
+    });
   });
 
   it("rung 5: line-number prefixes copied from Read", () => {
-    expect(edit("a\nb\nc\n", "2\tb\n3\tc", "2\tB\n3\tC")).toEqual({ rung: "line-numbers", text: "a\nB\nC\n" });
+    expect(edit("a\nb\nc\n", "2\tb\n3\tc", "2\tB\n3\tC")).toEqual({
+      rung: "line-numbers",
+      text: "a\nB\nC\n",
+    });
     expect(edit("a\nb\nc\n", "  2\u2192b", "B")).toEqual({ rung: "line-numbers", text: "a\nB\nc\n" });
   });
 

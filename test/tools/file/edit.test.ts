@@ -47,7 +47,13 @@ describe("Edit: the ladder through the pipeline", () => {
   const cases: Array<[string, string, string, string, string]> = [
     ["line-endings", "a\nb\n", "a\r\nb", "A\r\nB", "A\nB\n"],
     ["trailing-whitespace", "x = 1   \ny = 2\n", "x = 1\ny = 2", "x = 3\ny = 2", "x = 3\ny = 2\n"],
-    ["indentation", "def f():\n    if a:\n        b()\n", "if a:\n    b()", "if a:\n    c()", "def f():\n    if a:\n        c()\n"],
+    [
+      "indentation",
+      "def f():\n    if a:\n        b()\n",
+      "if a:\n    b()",
+      "if a:\n    c()",
+      "def f():\n    if a:\n        c()\n",
+    ],
     ["quotes", "print(\u201cok\u201d)\n", 'print("ok")', 'print("fine")', "print(\u201cfine\u201d)\n"],
     ["line-numbers", "one\ntwo\n", "2\ttwo", "2\tTWO", "one\nTWO\n"],
   ];
@@ -100,7 +106,10 @@ describe("Edit: refusals leave the file untouched", () => {
 
   it("refuses characters a latin1 file cannot store", async () => {
     const original = Buffer.from("caf\xe9\n", "latin1");
-    const { result, bytes } = await readThenEdit(original, { old_string: "caf\u00e9", new_string: "caf\u00e9 \u2603" });
+    const { result, bytes } = await readThenEdit(original, {
+      old_string: "caf\u00e9",
+      new_string: "caf\u00e9 \u2603",
+    });
     expect(result.text).toMatch(/latin1-encoded/);
     expect(bytes.equals(original)).toBe(true);
   });
@@ -144,14 +153,22 @@ describe("Edit: read-before-write", () => {
   it("counts its own edits as read: consecutive edits need no new Read", async () => {
     const { ctx, path } = setup("a\n");
     await call(ctx, "Read", { file_path: path });
-    expect((await call(ctx, "Edit", { file_path: path, old_string: "a", new_string: "b" })).isError).toBe(false);
-    expect((await call(ctx, "Edit", { file_path: path, old_string: "b", new_string: "c" })).isError).toBe(false);
+    expect((await call(ctx, "Edit", { file_path: path, old_string: "a", new_string: "b" })).isError).toBe(
+      false,
+    );
+    expect((await call(ctx, "Edit", { file_path: path, old_string: "b", new_string: "c" })).isError).toBe(
+      false,
+    );
     expect(readFileSync(path, "utf8")).toBe("c\n");
   });
 
   it("creates a missing file from an empty old_string", async () => {
     const ctx = fileContext();
-    const result = await call(ctx, "Edit", { file_path: "new/dir/x.txt", old_string: "", new_string: "hi\n" });
+    const result = await call(ctx, "Edit", {
+      file_path: "new/dir/x.txt",
+      old_string: "",
+      new_string: "hi\n",
+    });
     expect(result.text).toMatch(/^Created/);
     expect(readFileSync(join(ctx.workingDir, "new/dir/x.txt"), "utf8")).toBe("hi\n");
   });
@@ -160,7 +177,10 @@ describe("Edit: read-before-write", () => {
 describe("Edit: results and concurrency", () => {
   it("shows a few numbered lines around the change and a structured patch", async () => {
     const lines = Array.from({ length: 100 }, (_, i) => `line ${i + 1}`);
-    const { result } = await readThenEdit(`${lines.join("\n")}\n`, { old_string: "line 50\n", new_string: "fifty\n" });
+    const { result } = await readThenEdit(`${lines.join("\n")}\n`, {
+      old_string: "line 50\n",
+      new_string: "fifty\n",
+    });
     expect(result.text).toContain("50\tfifty");
     expect(result.text).toContain("47\tline 47");
     expect(result.text).not.toContain("line 60");
@@ -177,7 +197,11 @@ describe("Edit: results and concurrency", () => {
   });
 
   it("says when replace_all replaced every occurrence", async () => {
-    const { result, bytes } = await readThenEdit("x y x y x\n", { old_string: "x", new_string: "z", replace_all: true });
+    const { result, bytes } = await readThenEdit("x y x y x\n", {
+      old_string: "x",
+      new_string: "z",
+      replace_all: true,
+    });
     expect(result.text).toContain("replaced all 3 occurrences");
     expect(bytes.toString()).toBe("z y z y z\n");
   });
@@ -187,7 +211,9 @@ describe("Edit: results and concurrency", () => {
     const { ctx, path } = setup(`${names.join("\n")}\n`);
     await call(ctx, "Read", { file_path: path });
     const results = await Promise.all(
-      names.map((n) => call(ctx, "Edit", { file_path: path, old_string: `${n}\n`, new_string: `${n.toUpperCase()}\n` })),
+      names.map((n) =>
+        call(ctx, "Edit", { file_path: path, old_string: `${n}\n`, new_string: `${n.toUpperCase()}\n` }),
+      ),
     );
     expect(results.every((r) => !r.isError)).toBe(true);
     expect(readFileSync(path, "utf8")).toBe(`${names.map((n) => n.toUpperCase()).join("\n")}\n`);

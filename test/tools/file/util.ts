@@ -1,6 +1,6 @@
-import { runTool } from "../../../src/executor/run.js";
 import type { ToolContext } from "../../../src/core/context.js";
 import { ToolResult } from "../../../src/core/result.js";
+import { runTool } from "../../../src/executor/run.js";
 import { testContext } from "../../helpers/context.js";
 
 /** Runs a tool through the whole pipeline and returns its result with the text joined. */
