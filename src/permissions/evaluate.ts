@@ -126,16 +126,13 @@ function describeRule(entry: PermissionRuleEntry): string {
   return `the ${entry.behavior} rule ${entry.rule} (${from})`;
 }
 
-/** The paths a path rule is matched against: the real target, and for deny/ask also the path as written. */
+/**
+ * A path as the call wrote it (resolved, links untouched) and where it really leads. Allow rules see only
+ * the real target; deny and ask rules match either, so no spelling of a path slips past them.
+ */
 interface PathView {
   canonical: string;
   lexical: string;
-}
-
-function pathCandidates(view: PathView, behavior: RuleBehavior): string[] {
-  return behavior === "allow" || view.lexical === view.canonical
-    ? [view.canonical]
-    : [view.canonical, view.lexical];
 }
 
 class Evaluation {
@@ -182,12 +179,14 @@ class Evaluation {
     if (rule.kind !== "tool" && rule.kind !== "path" && rule.kind !== "specifier") return false;
     if (!coversPathAccess(rule.tool, entry.behavior, toolName, access)) return false;
     if (rule.kind === "tool") return true;
-    const pattern = compilePathPattern(rule.spec, {
-      workingDir: this.input.workingDir,
-      root: entry.source.root,
-      homeDir: this.input.homeDir,
-    });
-    return pathCandidates(view, entry.behavior).some((path) => pattern.matches(path));
+    const bases = { workingDir: this.input.workingDir, root: entry.source.root, homeDir: this.input.homeDir };
+    if (entry.behavior === "allow")
+      return compilePathPattern(rule.spec, bases, false).matches(view.canonical);
+    const patterns = [
+      compilePathPattern(rule.spec, bases, true),
+      compilePathPattern(rule.spec, bases, false),
+    ];
+    return [view.canonical, view.lexical].some((path) => patterns.some((pattern) => pattern.matches(path)));
   }
 
   /** Whether a rule applies to a call whose subject is not a command. */

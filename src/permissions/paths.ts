@@ -94,10 +94,16 @@ const GLOB_CHARS = /[*?[\]]/;
  * Compiles the specifier of a Read/Edit rule. `//abs` is absolute, `~/x` under home, `/x` under the
  * settings root, `./x` and bare `x` under the working directory; below the base the pattern has
  * gitignore semantics (a bare name without a slash matches at any depth, a directory covers its
- * contents, `**` spans directories). The literal directory prefix of the base is canonicalised too, so
- * a rule written through a symlink still matches the real files.
+ * contents, `**` spans directories). The anchor directory (working dir, settings root, home) is always
+ * canonicalised. With `resolveLinks`, so are the literal directories the pattern starts with, so a rule
+ * written through a symlink also covers the real files: right for deny and ask rules, wrong for allow
+ * rules (a symlink a cloned repository ships would otherwise stretch `Edit(./vendor/**)` to wherever it points).
  */
-export function compilePathPattern(spec: string, bases: PathPatternBases): PathPattern {
+export function compilePathPattern(
+  spec: string,
+  bases: PathPatternBases,
+  resolveLinks: boolean,
+): PathPattern {
   let base: string;
   let pattern: string;
   if (spec.startsWith("//")) [base, pattern] = ["/", spec.slice(1)];
@@ -105,7 +111,8 @@ export function compilePathPattern(spec: string, bases: PathPatternBases): PathP
   else if (spec.startsWith("/")) [base, pattern] = [bases.root, spec];
   else if (spec.startsWith("./")) [base, pattern] = [bases.workingDir, spec.slice(1)];
   else [base, pattern] = [bases.workingDir, spec];
-  // Move the literal leading directories of an anchored pattern into the base, then canonicalise it.
+  base = canonicalPath(base, "/");
+  // Move the literal leading directories of an anchored pattern into the base.
   if (pattern.startsWith("/")) {
     const parts = pattern.slice(1).split("/");
     let literal = 0;
@@ -119,7 +126,7 @@ export function compilePathPattern(spec: string, bases: PathPatternBases): PathP
     base = resolve(base, ...parts.slice(0, literal));
     pattern = `/${parts.slice(literal).join("/")}`;
   }
-  const canonicalBase = canonicalPath(base, "/");
+  const canonicalBase = resolveLinks ? canonicalPath(base, "/") : base;
   if (pattern === "/" || pattern === "/**" || pattern === "**") {
     return { base: canonicalBase, matches: (path) => isWithin(path, canonicalBase) };
   }

@@ -114,7 +114,6 @@ function parseSpecifier(tool: string, spec: string): ParsedRule | string {
     const pattern = commandPattern(spec, shell);
     return "error" in pattern ? pattern.error : { kind: "command", tool, shell, pattern };
   }
-  if (spec.includes(":*") && !spec.endsWith(":*")) return '":*" may only appear at the end';
   if (tool === "WebFetch") {
     if (!spec.startsWith("domain:")) return 'WebFetch rules name a host: "WebFetch(domain:example.com)"';
     const host = spec.slice("domain:".length).toLowerCase();
@@ -125,6 +124,7 @@ function parseSpecifier(tool: string, spec: string): ParsedRule | string {
     if (spec.startsWith("!")) return "negated path patterns are not supported; use a deny rule instead";
     return { kind: "path", tool, spec };
   }
+  if (spec.includes(":*") && !spec.endsWith(":*")) return '":*" may only appear at the end';
   return { kind: "specifier", tool, spec, pattern: globToRegExp(spec) };
 }
 

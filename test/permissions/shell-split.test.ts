@@ -51,7 +51,17 @@ describe("splitBash: quoting and escapes", () => {
   });
 
   it("fails on unbalanced quotes, substitutions and groups", () => {
-    for (const bad of [`echo 'x`, `echo "x`, "echo `x", "echo $(x", "(a", "{ a;", "a)", "echo ${x", "echo $'x"]) {
+    for (const bad of [
+      `echo 'x`,
+      `echo "x`,
+      "echo `x",
+      "echo $(x",
+      "(a",
+      "{ a;",
+      "a)",
+      "echo ${x",
+      "echo $'x",
+    ]) {
       expect(parts(bad)).toMatch(/^!/);
     }
   });
@@ -211,10 +221,15 @@ describe("splitPowerShell", () => {
     expect(split.ok && split.commands.flatMap((c) => c.writes)).toEqual(["out.txt", "all.log"]);
   });
 
-  it.each(["& $cmd", "iex 'rm x'", "Invoke-Expression $s", "$x.Delete()", "[IO.File]::Delete('x')", "echo 'x", "a < b"])(
-    "%j cannot be judged",
-    (command) => {
-      expect(splitPowerShell(command).ok).toBe(false);
-    },
-  );
+  it.each([
+    "& $cmd",
+    "iex 'rm x'",
+    "Invoke-Expression $s",
+    "$x.Delete()",
+    "[IO.File]::Delete('x')",
+    "echo 'x",
+    "a < b",
+  ])("%j cannot be judged", (command) => {
+    expect(splitPowerShell(command).ok).toBe(false);
+  });
 });
