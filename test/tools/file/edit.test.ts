@@ -184,16 +184,26 @@ describe("Edit: results and concurrency", () => {
     expect(result.text).toContain("50\tfifty");
     expect(result.text).toContain("47\tline 47");
     expect(result.text).not.toContain("line 60");
-    const hunks = (result.metadata?.patch as { hunks: Array<{ oldStart: number; lines: string[] }> }).hunks;
-    expect(hunks).toEqual([
-      {
-        oldStart: 47,
-        oldLines: 7,
-        newStart: 47,
-        newLines: 7,
-        lines: [" line 47", " line 48", " line 49", "-line 50", "+fifty", " line 51", " line 52", " line 53"],
-      },
-    ]);
+    expect(result.metadata?.patch).toEqual({
+      hunks: [
+        {
+          oldStart: 47,
+          oldLines: 7,
+          newStart: 47,
+          newLines: 7,
+          lines: [
+            " line 47",
+            " line 48",
+            " line 49",
+            "-line 50",
+            "+fifty",
+            " line 51",
+            " line 52",
+            " line 53",
+          ],
+        },
+      ],
+    });
   });
 
   it("says when replace_all replaced every occurrence", async () => {

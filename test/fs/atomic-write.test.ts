@@ -1,0 +1,81 @@
+import { spawn } from "node:child_process";
+import { chmodSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { atomicWrite } from "../../src/fs/atomic-write.js";
+import { tempDir } from "../helpers/context.js";
+
+const CHILD = fileURLToPath(new URL("../fixtures/file/write-child.ts", import.meta.url));
+/** The repository root, where `--import tsx` resolves. */
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+/** Large enough that encoding, writing and fsyncing it takes a while. */
+const SIZE = 48 * 1024 * 1024;
+
+/**
+ * Starts the child, waits for it to announce the Write, waits `delayMs`, then SIGKILLs it (with no delay
+ * given, lets it finish). Resolves with what it printed and how long after "writing" it ended.
+ */
+function killDuringWrite(
+  path: string,
+  fill: string,
+  delayMs?: number,
+): Promise<{ said: string; ms: number }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", CHILD, path, String(SIZE), fill], {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    let out = "";
+    let started = 0;
+    child.stdout.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+      if (started || !out.includes("writing")) return;
+      started = performance.now();
+      if (delayMs !== undefined) setTimeout(() => child.kill("SIGKILL"), delayMs);
+    });
+    child.on("error", reject);
+    child.on("exit", () => resolve({ said: out, ms: performance.now() - started }));
+  });
+}
+
+describe("atomicWrite", () => {
+  it("creates parents, keeps the mode of the file it replaces, and leaves no temp file", async () => {
+    const dir = tempDir();
+    const path = join(dir, "x", "y.txt");
+    await atomicWrite(path, Buffer.from("a"), { createParents: true });
+    chmodSync(path, 0o640);
+    await atomicWrite(path, Buffer.from("c"));
+    expect(readFileSync(path, "utf8")).toBe("c");
+    expect(statSync(path).mode & 0o777).toBe(0o640);
+    expect(readdirSync(join(dir, "x"))).toEqual(["y.txt"]);
+  });
+
+  it("leaves the old or the new file, never a partial one, when the writer is killed mid-Write", async () => {
+    const dir = tempDir();
+    const path = join(dir, "big.txt");
+    const outcomes: string[] = [];
+    let previous = "a";
+    writeFileSync(path, previous.repeat(SIZE));
+    // An uninterrupted run tells how long a Write takes here; the kills then land across that span.
+    const full = await killDuringWrite(path, "b", undefined);
+    expect(full.said).toContain("done");
+    previous = "b";
+    for (const [i, share] of [0.2, 0.4, 0.6, 0.7, 0.8, 0.9, 1.0, 1.2].entries()) {
+      const fill = String.fromCharCode(99 + i);
+      const { said } = await killDuringWrite(path, fill, Math.round(full.ms * share));
+      expect(said).toContain("writing");
+      const bytes = readFileSync(path);
+      expect(bytes.length).toBe(SIZE);
+      const whole =
+        bytes[0] === bytes.at(-1) && bytes.indexOf(bytes[0] === fill.charCodeAt(0) ? previous : fill) === -1;
+      expect(whole).toBe(true);
+      const now = String.fromCharCode(bytes[0]!);
+      expect([previous, fill]).toContain(now);
+      outcomes.push(now === fill ? "new" : "old");
+      previous = now;
+    }
+    // Some kills landed before the rename: the test did interrupt writes.
+    expect(outcomes).toContain("old");
+  }, 120_000);
+});

@@ -1,0 +1,51 @@
+import { describe, expect, it } from "vitest";
+import { Session } from "../../src/core/session.js";
+import { changeDiff, contentHash, ReadState, readStateSlot } from "../../src/fs/read-state.js";
+
+describe("read-state", () => {
+  it("merges the line ranges read of unchanged content, and restarts them when the content changed", () => {
+    const state = new ReadState();
+    state.recordRead("/f", "h1", "x", [1, 10]);
+    state.recordRead("/f", "h1", "x", [20, 30]);
+    state.recordRead("/f", "h1", "x", [11, 19]);
+    expect(state.get("/f")?.ranges).toEqual([[1, 30]]);
+    state.recordRead("/f", "h2", "y", [5, 6]);
+    expect(state.get("/f")?.ranges).toEqual([[5, 6]]);
+  });
+
+  it("survives a save and load through the session, as `--session` runs do", () => {
+    const first = new Session();
+    first.get(readStateSlot).recordRead("/a.txt", contentHash(Buffer.from("a")), "a\n", [1, 1]);
+    const second = new Session({ saved: JSON.parse(JSON.stringify(first.snapshot())) });
+    expect(second.get(readStateSlot).get("/a.txt")).toEqual({
+      hash: contentHash(Buffer.from("a")),
+      ranges: [[1, 1]],
+      snapshot: "a\n",
+    });
+  });
+
+  it("keeps text only for small files, so memory stays bounded", () => {
+    const state = new ReadState();
+    state.recordRead("/big", "h", "x".repeat(300 * 1024), [1, 1]);
+    expect(state.get("/big")?.snapshot).toBeUndefined();
+    expect(state.get("/big")?.hash).toBe("h");
+  });
+
+  it("drops the oldest snapshots first when the session budget is spent", () => {
+    const state = new ReadState();
+    const text = "y".repeat(200 * 1024);
+    for (let i = 0; i < 100; i++) state.recordRead(`/f${i}`, `h${i}`, text, [1, 1]);
+    expect(state.get("/f0")?.snapshot).toBeUndefined();
+    expect(state.get("/f0")?.hash).toBe("h0");
+    expect(state.get("/f99")?.snapshot).toBe(text);
+  });
+
+  it("diffs with file line numbers, and gives up on large changes", () => {
+    const before = "a\nb\nc\nd\ne\nf\n";
+    expect(changeDiff(before, "a\nb\nc\nD\ne\nf\n")).toBe(
+      "@@ lines 2-6 then, 2-6 now @@\n b\n c\n-d\n+D\n e\n f",
+    );
+    const many = Array.from({ length: 500 }, (_, i) => `${i}`).join("\n");
+    expect(changeDiff(many, many.replaceAll("1", "x"))).toBeUndefined();
+  });
+});
