@@ -27,14 +27,18 @@ class PowerShellParser {
 
   constructor(
     private readonly src: string,
-    private readonly out: SimpleCommand[],
+    private out: SimpleCommand[],
     private readonly options: SplitOptions,
   ) {}
 
   private nest(close: ")" | "}"): void {
     if (++this.depth > MAX_SHELL_NESTING)
       throw new TooComplex(`nesting deeper than ${MAX_SHELL_NESTING} levels`);
+    // Rule mode reports only the outer command (see SplitOptions.patterns).
+    const out = this.out;
+    if (this.options.patterns) this.out = [];
     this.parseSequence(close);
+    this.out = out;
     this.depth--;
   }
 
@@ -196,7 +200,7 @@ class PowerShellParser {
     const body = src.slice(this.i + 2, end);
     this.i = end + 3;
     if (quote === "'") return;
-    const inner = new PowerShellParser(body, this.out, this.options);
+    const inner = new PowerShellParser(body, this.options.patterns ? [] : this.out, this.options);
     inner.depth = this.depth + 1;
     inner.scanExpansions();
   }

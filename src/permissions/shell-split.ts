@@ -39,7 +39,8 @@ export type ShellSplit = { ok: true; commands: SimpleCommand[] } | { ok: false; 
 export interface SplitOptions {
   /**
    * Rule mode: glob characters in the command name are wildcards of a permission rule, not a name
-   * chosen at run time, so they do not make the split fail.
+   * chosen at run time, so they do not make the split fail; and nested commands are not reported, so
+   * `Bash(echo $(date))` is one rule for the outer command (the inner one needs its own rule).
    */
   patterns?: boolean;
 }
@@ -120,7 +121,7 @@ class BashParser {
 
   constructor(
     private readonly src: string,
-    private readonly out: SimpleCommand[],
+    private out: SimpleCommand[],
     private depth: number,
     private readonly options: SplitOptions,
   ) {}
@@ -132,14 +133,18 @@ class BashParser {
   private nest(run: () => void): void {
     if (++this.depth > MAX_SHELL_NESTING)
       throw new TooComplex(`nesting deeper than ${MAX_SHELL_NESTING} levels`);
+    // Rule mode reports only the outer command (see SplitOptions.patterns).
+    const out = this.out;
+    if (this.options.patterns) this.out = [];
     run();
+    this.out = out;
     this.depth--;
   }
 
   private child(src: string): BashParser {
     if (this.depth + 1 > MAX_SHELL_NESTING)
       throw new TooComplex(`nesting deeper than ${MAX_SHELL_NESTING} levels`);
-    return new BashParser(src, this.out, this.depth + 1, this.options);
+    return new BashParser(src, this.options.patterns ? [] : this.out, this.depth + 1, this.options);
   }
 
   private skipBlanks(): void {

@@ -74,6 +74,7 @@ describe("splitBash: substitutions run, also inside double quotes and here-docs"
     [`echo '$(rm x)'`, [`echo '$(rm x)'`]],
     ["echo `rm x`", ["rm x", "echo `rm x`"]],
     ["echo $(a $(b) `c`)", ["b", "c", "a $(b) `c`", "echo $(a $(b) `c`)"]],
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: bash parameter expansion, not a template
     ["echo ${x:-$(rm q)}", ["rm q", "echo ${x:-$(rm q)}"]],
     ["echo $((1 + $(rm n)))", ["rm n", "echo $((1 + $(rm n)))"]],
     ["diff <(ls a) >(tee b)", ["ls a", "tee b", "diff <(ls a) >(tee b)"]],
@@ -109,6 +110,7 @@ describe("splitBash: compound commands", () => {
 
   it.each([
     ["$X y", /run time/],
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: bash parameter expansion, not a template
     ["${X} y", /run time/],
     ["$(echo rm) x", /run time/],
     ["`echo rm` x", /run time/],
