@@ -13,7 +13,7 @@ import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { type Bench, timePair } from "./lib.js";
 
-const CLI = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
+const CLI = fileURLToPath(new URL("../dist/bin/cc-tools.js", import.meta.url));
 const FILESYSTEM = fileURLToPath(
   new URL("../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js", import.meta.url),
 );

@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 /** The built CLI, as `npx cc-tools` runs it. `npm test` builds before the tests run. */
-export const CLI = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
+export const CLI = fileURLToPath(new URL("../../dist/bin/cc-tools.js", import.meta.url));
 
 export interface CliRun {
   code: number | null;
