@@ -1,0 +1,59 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { createToolContext } from "../../src/core/context.js";
+import { ToolResult } from "../../src/core/result.js";
+import { defineTool } from "../../src/core/tool.js";
+import { localSettingsPath } from "../../src/permissions/persist.js";
+import type { PermissionHandler, PermissionRequest } from "../../src/permissions/types.js";
+import { emptySettings } from "../../src/settings/types.js";
+import { tempDir } from "../helpers/context.js";
+
+const shell = defineTool({
+  name: "Bash",
+  description: "test shell",
+  permissionLevel: "execute",
+  inputSchema: z.strictObject({ command: z.string() }),
+  execute: async () => ToolResult.success("ran"),
+  permissionSubject: (input) => ({ kind: "command", command: input.command, shell: "bash" }),
+});
+
+describe("the context asks the handler and remembers 'always' answers", () => {
+  it("grants every suggested rule for the session and saves them to settings.local.json", async () => {
+    const dir = tempDir();
+    const asked: PermissionRequest[] = [];
+    const handler: PermissionHandler = {
+      name: "always",
+      async ask(request) {
+        asked.push(request);
+        return { behavior: "allow", scope: "always" };
+      },
+    };
+    const ctx = createToolContext({
+      workingDir: dir,
+      permissionMode: "default",
+      permissionHandler: handler,
+      config: emptySettings(dir),
+    });
+    const first = await ctx.checkPermission(shell, { command: "npm test && git status" });
+    expect(first.behavior).toBe("allow");
+    expect(asked[0]!.suggestedRules).toEqual(["Bash(npm test)", "Bash(git status)"]);
+    expect(asked[0]!.suggestedRule).toBe("Bash(npm test), Bash(git status)");
+    const again = await ctx.checkPermission(shell, { command: "git status; npm test" });
+    expect(again.behavior).toBe("allow");
+    expect(asked).toHaveLength(1);
+    expect(JSON.parse(readFileSync(localSettingsPath(dir), "utf8")).permissions.allow).toEqual([
+      "Bash(npm test)",
+      "Bash(git status)",
+    ]);
+  });
+
+  it("the default (auto) handler denies with the rule that would allow the call", async () => {
+    const dir = tempDir();
+    const ctx = createToolContext({ workingDir: dir, permissionMode: "default", config: emptySettings(dir) });
+    const decision = await ctx.checkPermission(shell, { command: "ls | sh" });
+    expect(decision.behavior).toBe("deny");
+    expect(decision.reason).toContain("`ls` is not covered");
+    expect(decision.reason).toContain("Bash(ls), Bash(sh)");
+  });
+});
