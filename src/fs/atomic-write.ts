@@ -43,6 +43,11 @@ async function syncDirectory(dir: string): Promise<void> {
 export interface AtomicWriteOptions {
   /** Create missing parent directories (Write does; Edit only touches existing files). */
   createParents?: boolean;
+  /**
+   * CPU work to run while the disk flushes (hashing the new content): fsync waits on the device in
+   * the thread pool, so the main thread is free meanwhile.
+   */
+  whileSyncing?: () => void;
 }
 
 /** Atomically replaces (or creates) `path` with `data`; returns the path actually written. */
@@ -64,7 +69,9 @@ export async function atomicWrite(
     try {
       if (existingMode !== undefined) await handle.chmod(existingMode);
       await handle.writeFile(data);
-      await handle.sync();
+      const syncing = handle.sync();
+      options.whileSyncing?.();
+      await syncing;
     } finally {
       await handle.close();
     }

@@ -5,7 +5,7 @@ import { InputError, ToolError } from "../../core/errors.js";
 import { PermissionLevel } from "../../core/permission-level.js";
 import { ToolResult } from "../../core/result.js";
 import { defineTool } from "../../core/tool.js";
-import { atomicWrite, writeTarget } from "../../fs/atomic-write.js";
+import { writeTarget } from "../../fs/atomic-write.js";
 import {
   applySplices,
   canEncode,
@@ -21,7 +21,7 @@ import { missingFileMessage } from "../../fs/paths.js";
 import { keepsSnapshot } from "../../fs/read-state.js";
 import { summariseChanges } from "./change-summary.js";
 import { findEdit, type LadderResult, RUNG_DESCRIPTIONS, type Rung } from "./edit-ladder.js";
-import { readCurrent, recordOwnWrite, requireFreshRead } from "./guard.js";
+import { readCurrent, requireFreshRead, writeAndRecord } from "./guard.js";
 import { nearMissHint } from "./near-miss.js";
 
 const inputSchema = z.strictObject({
@@ -91,9 +91,9 @@ async function createFile(
 ): Promise<ToolResult> {
   if (input.old_string !== "") throw new ToolError(await missingFileMessage(path, ctx.workingDir));
   const bytes = encodeText(input.new_string, newFileFormat(target));
-  await atomicWrite(target, bytes, { createParents: true });
-  const view = input.new_string.replaceAll("\r\n", "\n");
-  recordOwnWrite(ctx, target, bytes, keepsSnapshot(view.length) ? view : undefined);
+  await writeAndRecord(ctx, target, bytes, input.new_string.replaceAll("\r\n", "\n"), {
+    createParents: true,
+  });
   return ToolResult.success(`Created ${path} with the new_string as its content.`, {
     path: target,
     created: true,
@@ -150,10 +150,10 @@ export const editTool = defineTool({
       }
       const bytes = spliceBytes(decoded, splices);
       const summary = summariseChanges(decoded.view, splices);
-      await atomicWrite(target, bytes);
       const newLength =
         decoded.view.length + splices.reduce((n, s) => n + s.text.length - (s.end - s.start), 0);
-      recordOwnWrite(
+      // The new text is built only when the read-state would keep it.
+      await writeAndRecord(
         ctx,
         target,
         bytes,

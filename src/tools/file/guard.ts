@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import type { ToolContext } from "../../core/context.js";
 import { InputError } from "../../core/errors.js";
+import { type AtomicWriteOptions, atomicWrite } from "../../fs/atomic-write.js";
 import { changeDiff, contentHash, readStateSlot } from "../../fs/read-state.js";
 
 /**
@@ -56,14 +57,23 @@ export function requireFreshRead(
   );
 }
 
-/** Content this session wrote is content the model knows: it counts as read. */
-export function recordOwnWrite(
+/**
+ * Writes `bytes` atomically and records them as read: content this session wrote is content the model
+ * knows. The hash is computed while the disk flushes.
+ */
+export async function writeAndRecord(
   ctx: ToolContext,
   target: string,
   bytes: Uint8Array,
   view: string | undefined,
-): string {
-  const hash = contentHash(bytes);
+  options: Pick<AtomicWriteOptions, "createParents"> = {},
+): Promise<void> {
+  let hash = "";
+  await atomicWrite(target, bytes, {
+    ...options,
+    whileSyncing: () => {
+      hash = contentHash(bytes);
+    },
+  });
   ctx.session.get(readStateSlot).recordWrite(target, hash, view);
-  return hash;
 }

@@ -5,12 +5,11 @@ import { InputError, ToolError } from "../../core/errors.js";
 import { PermissionLevel } from "../../core/permission-level.js";
 import { ToolResult } from "../../core/result.js";
 import { defineTool } from "../../core/tool.js";
-import { atomicWrite, writeTarget } from "../../fs/atomic-write.js";
+import { writeTarget } from "../../fs/atomic-write.js";
 import { applySplices, decodeText, type Splice, spliceBytes } from "../../fs/codec.js";
 import { withFileLock } from "../../fs/file-lock.js";
 import { missingFileMessage } from "../../fs/paths.js";
-import { keepsSnapshot } from "../../fs/read-state.js";
-import { readCurrent, recordOwnWrite, requireFreshRead } from "./guard.js";
+import { readCurrent, requireFreshRead, writeAndRecord } from "./guard.js";
 import {
   type CellLayout,
   cellJson,
@@ -184,8 +183,7 @@ async function editNotebook(
       `The edit would leave ${path} invalid (${problems.join("; ")}), so nothing was written.`,
     );
   const bytes = spliceBytes(decoded, [splice]);
-  await atomicWrite(target, bytes);
-  recordOwnWrite(ctx, target, bytes, keepsSnapshot(edited.length) ? edited : undefined);
+  await writeAndRecord(ctx, target, bytes, edited);
   return ToolResult.success(`${summary} in ${path}.`, {
     path: target,
     editMode: input.edit_mode ?? "replace",

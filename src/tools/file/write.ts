@@ -2,12 +2,11 @@ import * as z from "zod";
 import { PermissionLevel } from "../../core/permission-level.js";
 import { ToolResult } from "../../core/result.js";
 import { defineTool } from "../../core/tool.js";
-import { atomicWrite, writeTarget } from "../../fs/atomic-write.js";
+import { writeTarget } from "../../fs/atomic-write.js";
 import { canEncode, DEFAULT_FORMAT, decodeText, encodeText } from "../../fs/codec.js";
 import { newFileFormat } from "../../fs/editorconfig.js";
 import { withFileLock } from "../../fs/file-lock.js";
-import { keepsSnapshot } from "../../fs/read-state.js";
-import { readCurrent, recordOwnWrite, requireFreshRead } from "./guard.js";
+import { readCurrent, requireFreshRead, writeAndRecord } from "./guard.js";
 
 const inputSchema = z.strictObject({
   file_path: z
@@ -56,9 +55,8 @@ export const writeTool = defineTool({
         format = DEFAULT_FORMAT;
       }
       const bytes = encodeText(input.content, format);
-      await atomicWrite(target, bytes, { createParents: true });
       const view = input.content.replaceAll("\r\n", "\n");
-      recordOwnWrite(ctx, target, bytes, keepsSnapshot(view.length) ? view : undefined);
+      await writeAndRecord(ctx, target, bytes, view, { createParents: true });
       const lines = lineCount(view);
       const verb = current ? "Updated" : "Created";
       const text = [`${verb} ${path} (${lines} ${lines === 1 ? "line" : "lines"}).`, ...notes].join(" ");
