@@ -1,5 +1,7 @@
 import { readdir, stat } from "node:fs/promises";
 import { basename, dirname, extname, join } from "node:path";
+import type { ToolContext } from "../core/context.js";
+import type { PermissionSubject } from "../core/tool.js";
 
 /** What a file holds, decided from its first bytes (the extension only breaks ties). */
 export type FileKind =
@@ -143,4 +145,9 @@ export async function missingFileMessage(path: string, workingDir: string): Prom
     lines.push("Use Glob to find the file by name.");
   }
   return lines.join(" ");
+}
+
+/** What permission rules see for a file tool's call: the absolute path, read or written. */
+export function pathSubject(ctx: ToolContext, path: string, access: "read" | "write"): PermissionSubject {
+  return { kind: "path", path: ctx.resolvePath(path), access };
 }

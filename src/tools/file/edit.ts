@@ -17,7 +17,7 @@ import {
 } from "../../fs/codec.js";
 import { newFileFormat } from "../../fs/editorconfig.js";
 import { withFileLock } from "../../fs/file-lock.js";
-import { missingFileMessage } from "../../fs/paths.js";
+import { missingFileMessage, pathSubject } from "../../fs/paths.js";
 import { keepsSnapshot } from "../../fs/read-state.js";
 import { summariseChanges } from "./change-summary.js";
 import { findEdit, type LadderResult, RUNG_DESCRIPTIONS, type Rung } from "./edit-ladder.js";
@@ -120,11 +120,7 @@ export const editTool = defineTool({
   description,
   permissionLevel: PermissionLevel.Write,
   inputSchema,
-  permissionSubject: (input, ctx) => ({
-    kind: "path",
-    path: ctx.resolvePath(input.file_path),
-    access: "write",
-  }),
+  permissionSubject: (input, ctx) => pathSubject(ctx, input.file_path, "write"),
   async execute(input, ctx) {
     const path = ctx.resolvePath(input.file_path);
     if (extname(path).toLowerCase() === ".ipynb") {

@@ -8,7 +8,7 @@ import { defineTool } from "../../core/tool.js";
 import { writeTarget } from "../../fs/atomic-write.js";
 import { applySplices, decodeText, type Splice, spliceBytes } from "../../fs/codec.js";
 import { withFileLock } from "../../fs/file-lock.js";
-import { missingFileMessage } from "../../fs/paths.js";
+import { missingFileMessage, pathSubject } from "../../fs/paths.js";
 import { readCurrent, requireFreshRead, writeAndRecord } from "./guard.js";
 import {
   type CellLayout,
@@ -195,11 +195,7 @@ export const notebookEditTool = defineTool({
   description,
   permissionLevel: PermissionLevel.Write,
   inputSchema,
-  permissionSubject: (input, ctx) => ({
-    kind: "path",
-    path: ctx.resolvePath(input.notebook_path),
-    access: "write",
-  }),
+  permissionSubject: (input, ctx) => pathSubject(ctx, input.notebook_path, "write"),
   async execute(input, ctx) {
     const path = ctx.resolvePath(input.notebook_path);
     if (extname(path).toLowerCase() !== ".ipynb") {

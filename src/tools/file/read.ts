@@ -6,7 +6,7 @@ import { PermissionLevel } from "../../core/permission-level.js";
 import { type ContentBlock, ToolResult } from "../../core/result.js";
 import { defineTool } from "../../core/tool.js";
 import { decodeText } from "../../fs/codec.js";
-import { binaryLabel, missingFileMessage, SNIFF_HEAD_BYTES, sniffKind } from "../../fs/paths.js";
+import { binaryLabel, missingFileMessage, pathSubject, SNIFF_HEAD_BYTES, sniffKind } from "../../fs/paths.js";
 import { contentHash, readStateSlot } from "../../fs/read-state.js";
 import { notebookBlocks, parseNotebook } from "./notebook.js";
 import { imageForModel } from "./read-image.js";
@@ -144,11 +144,7 @@ export const readTool = defineTool({
   inputSchema,
   // Read pages its own output; this only stops notebooks with huge outputs.
   maxResultChars: MAX_OUTPUT_TOKENS_CEILING * CHARS_PER_TOKEN,
-  permissionSubject: (input, ctx) => ({
-    kind: "path",
-    path: ctx.resolvePath(input.file_path),
-    access: "read",
-  }),
+  permissionSubject: (input, ctx) => pathSubject(ctx, input.file_path, "read"),
   async execute(input, ctx) {
     const requested = ctx.resolvePath(input.file_path);
     const info = await stat(requested).catch(() => undefined);

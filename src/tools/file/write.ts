@@ -6,6 +6,7 @@ import { writeTarget } from "../../fs/atomic-write.js";
 import { canEncode, DEFAULT_FORMAT, decodeText, encodeText } from "../../fs/codec.js";
 import { newFileFormat } from "../../fs/editorconfig.js";
 import { withFileLock } from "../../fs/file-lock.js";
+import { pathSubject } from "../../fs/paths.js";
 import { readCurrent, requireFreshRead, writeAndRecord } from "./guard.js";
 
 const inputSchema = z.strictObject({
@@ -36,11 +37,7 @@ export const writeTool = defineTool({
   description,
   permissionLevel: PermissionLevel.Write,
   inputSchema,
-  permissionSubject: (input, ctx) => ({
-    kind: "path",
-    path: ctx.resolvePath(input.file_path),
-    access: "write",
-  }),
+  permissionSubject: (input, ctx) => pathSubject(ctx, input.file_path, "write"),
   async execute(input, ctx) {
     const path = ctx.resolvePath(input.file_path);
     const target = await writeTarget(path);
