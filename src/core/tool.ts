@@ -20,7 +20,8 @@ export interface ToolDefinition {
 export type PermissionSubject =
   | { kind: "none" }
   | { kind: "path"; path: string; access: "read" | "write" }
-  | { kind: "command"; command: string; shell: "bash" | "powershell" }
+  /** `cwd`: where the command starts, so relative redirect targets are judged where they land. */
+  | { kind: "command"; command: string; shell: "bash" | "powershell"; cwd?: string }
   | { kind: "url"; url: string }
   | { kind: "specifier"; value: string };
 

@@ -144,11 +144,12 @@ class Evaluation {
     this.workspace = [input.workingDir, ...input.additionalDirectories].map((dir) => canonicalPath(dir, "/"));
   }
 
-  pathView(path: string): PathView {
+  /** A path as rules see it; relative paths resolve against `base` (the working dir unless told). */
+  pathView(path: string, base: string = this.input.workingDir): PathView {
     const expanded = expandTilde(path, this.input.homeDir);
     return {
-      canonical: canonicalPath(expanded, this.input.workingDir),
-      lexical: resolve(this.input.workingDir, expanded),
+      canonical: canonicalPath(expanded, base),
+      lexical: resolve(base, expanded),
     };
   }
 
@@ -298,7 +299,7 @@ const SHELL_TOOL: Record<Shell, string> = { bash: "Bash", powershell: "PowerShel
  * Decides a shell command: every simple command in it and every file it redirects into must be
  * allowed; any part matching a deny rule denies the whole command.
  */
-function evaluateCommand(ev: Evaluation, command: string, shell: Shell): PermissionDecision {
+function evaluateCommand(ev: Evaluation, command: string, shell: Shell, cwd?: string): PermissionDecision {
   const { input } = ev;
   const shellTool = SHELL_TOOL[shell];
   const toolWide = (rule: ParsedRule) =>
@@ -328,7 +329,7 @@ function evaluateCommand(ev: Evaluation, command: string, shell: Shell): Permiss
   const changesDirectory = parts.some((part) => DIRECTORY_CHANGERS.has(part.words[0] ?? ""));
   const writes = parts
     .flatMap((part) => part.writes)
-    .map((target) => ({ target, view: ev.pathView(target) }));
+    .map((target) => ({ target, view: ev.pathView(target, cwd) }));
   // After a `cd` in the same line, a relative target is somewhere we cannot know.
   const unknownWrites = changesDirectory ? writes.filter((w) => !/^([/~]|\.\/~)/.test(w.target)) : [];
   const writeRule = (behavior: RuleBehavior, view: ReturnType<Evaluation["pathView"]>) =>
@@ -400,6 +401,6 @@ export function evaluatePermission(input: EvaluationInput): PermissionDecision {
   if (input.level === "none") return { behavior: "allow", reason: "this tool needs no permission" };
   const ev = new Evaluation(input);
   const subject: PermissionSubject = input.subject;
-  if (subject.kind === "command") return evaluateCommand(ev, subject.command, subject.shell);
+  if (subject.kind === "command") return evaluateCommand(ev, subject.command, subject.shell, subject.cwd);
   return evaluateSingle(ev);
 }

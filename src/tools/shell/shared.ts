@@ -4,6 +4,7 @@ import { InputError } from "../../core/errors.js";
 import { PermissionLevel } from "../../core/permission-level.js";
 import { ToolResult } from "../../core/result.js";
 import { defineTool } from "../../core/tool.js";
+import { currentDir } from "../../process/cwd.js";
 import { STALL_QUIET_MS } from "../../process/prompt.js";
 import { renderOutput } from "../../process/render.js";
 import { type ForegroundResult, runForeground, startBackground } from "../../process/shell-run.js";
@@ -160,7 +161,12 @@ export function defineShellTool(adapter: ShellAdapter, description: string) {
     maxResultChars: MAX_OUTPUT_CHARS_CEILING + RESULT_OVERHEAD_CHARS,
     // Commands share the session's working directory and may touch anything: never run two at once.
     isConcurrencySafe: () => false,
-    permissionSubject: (input) => ({ kind: "command", command: input.command, shell: adapter.kind }),
+    permissionSubject: (input, ctx) => ({
+      kind: "command",
+      command: input.command,
+      shell: adapter.kind,
+      cwd: currentDir(ctx),
+    }),
     async execute(input, ctx) {
       if (input.command.trim() === "") throw new InputError("command is empty; pass the command to run.");
       return input.run_in_background
