@@ -26,7 +26,9 @@ export function outputTokenBudget(): number {
 export interface PageRequest {
   /** 1-based first line. */
   offset: number;
-  limit: number;
+  /** The caller's limit; without one, DEFAULT_LINE_LIMIT. */
+  limit?: number;
+  /** Neither offset nor limit was given. */
   wholeFile: boolean;
 }
 
@@ -56,17 +58,14 @@ export function pageOf(lines: readonly string[], request: PageRequest): Page {
   const budget = outputTokenBudget() * CHARS_PER_TOKEN;
   const maxChars = request.wholeFile ? Math.min(budget, WHOLE_READ_MAX_CHARS) : budget;
   const from = request.offset - 1;
-  const count = linesThatFit(lines, from, request.limit, maxChars);
+  const limit = request.limit ?? DEFAULT_LINE_LIMIT;
+  const count = linesThatFit(lines, from, limit, maxChars);
   const shown = lines.slice(from, from + count);
   const text = shown.map((line, i) => formatLine(line, request.offset + i)).join("\n");
   const last = request.offset + count - 1;
-  const cutShort = count < request.limit;
-  if (last >= lines.length || (!cutShort && !request.wholeFile)) return { text, first: request.offset, last };
-  const nextLimit = linesThatFit(
-    lines,
-    last,
-    request.wholeFile ? DEFAULT_LINE_LIMIT : request.limit,
-    maxChars,
-  );
+  // A caller who asked for exactly these lines needs no pointer; anyone else is told where to go on.
+  const gotWhatWasAsked = request.limit !== undefined && count === request.limit;
+  if (last >= lines.length || gotWhatWasAsked) return { text, first: request.offset, last };
+  const nextLimit = linesThatFit(lines, last, limit, maxChars);
   return { text, first: request.offset, last, next: { offset: last + 1, limit: nextLimit } };
 }

@@ -95,7 +95,7 @@ async function readText(
     );
   }
   const wholeFile = input.offset === undefined && input.limit === undefined;
-  const page = pageOf(lines, { offset, limit: input.limit ?? DEFAULT_LINE_LIMIT, wholeFile });
+  const page = pageOf(lines, { offset, limit: input.limit, wholeFile });
   state.recordRead(path, hash, view, [page.first, page.last]);
   const next = page.next
     ? `\n\n[Lines ${page.first}-${page.last} of ${lines.length} shown. For the next page, Read with offset ${page.next.offset} and limit ${page.next.limit}.]`

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { tinyPdf } from "../../fixtures/file/pdf.js";
 import { call, fileContext } from "./util.js";
 
@@ -37,6 +37,39 @@ describe("Read: text", () => {
     expect(first.text).toContain(`${lastShown}\trow ${lastShown} `);
     const second = await call(ctx, "Read", { file_path: "big.txt", offset: next![1], limit: next![2] });
     expect(second.text.startsWith(`${lastShown + 1}\trow ${lastShown + 1} `)).toBe(true);
+  });
+
+  it("tells where to go on after the default 2000 lines, but not after an exact limit", async () => {
+    const { ctx } = setup("rows.txt", `${Array.from({ length: 2500 }, (_, i) => `r${i + 1}`).join("\n")}\n`);
+    expect((await call(ctx, "Read", { file_path: "rows.txt", offset: 2 })).text).toMatch(
+      /Lines 2-2001 of 2500 shown\. For the next page, Read with offset 2002 and limit 499\./,
+    );
+    expect((await call(ctx, "Read", { file_path: "rows.txt", offset: 2, limit: 3 })).text).toBe(
+      "2\tr2\n3\tr3\n4\tr4",
+    );
+  });
+
+  it("keeps to the token budget set in the environment", async () => {
+    const { ctx } = setup(
+      "rows.txt",
+      `${Array.from({ length: 100 }, (_, i) => `row ${i + 1}`).join("\n")}\n`,
+    );
+    vi.stubEnv("CLAUDE_CODE_FILE_READ_MAX_OUTPUT_TOKENS", "10");
+    try {
+      const { text } = await call(ctx, "Read", { file_path: "rows.txt", limit: 50 });
+      // 10 tokens is 40 characters: five "N	row N" lines, and four more after them.
+      expect(text).toBe(
+        "1	row 1
+2	row 2
+3	row 3
+4	row 4
+5	row 5
+
+[Lines 1-5 of 100 shown. For the next page, Read with offset 6 and limit 4.]",
+      );
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 
   it("notes an empty file and an offset past the end instead of failing", async () => {
