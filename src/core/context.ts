@@ -169,7 +169,6 @@ async function decideWithHandler(
       mode: ctx.permissionMode,
       reason: decision.reason,
       suggestedRules,
-      suggestedRule: suggestedRules.join(", "),
       workingDir: ctx.workingDir,
     },
     signal,

@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { ServerContext } from "@modelcontextprotocol/server";
 import { errorMessage } from "../core/errors.js";
-import { autoHandler } from "../permissions/handlers.js";
+import { autoHandler, howToAllow } from "../permissions/handlers.js";
 import type { PermissionAnswer, PermissionHandler, PermissionRequest } from "../permissions/types.js";
 
 /** How long a permission question may wait for the person at the client. */
@@ -19,13 +19,19 @@ type Choice = keyof typeof CHOICES;
 /** The tools/call request being served, so a question can travel on that request's stream. */
 export const currentRequest = new AsyncLocalStorage<ServerContext>();
 
+/** Remembering an answer needs a rule that expresses it; without one, only "once" or "deny" make sense. */
+function choicesFor(request: PermissionRequest): Choice[] {
+  const all = Object.keys(CHOICES) as Choice[];
+  return request.suggestedRules.length > 0 ? all : ["allow_once", "deny"];
+}
+
 function question(request: PermissionRequest): string {
   const input = JSON.stringify(request.input);
   const shown = input.length > 500 ? `${input.slice(0, 500)}…` : input;
-  const options = Object.entries(CHOICES)
-    .map(([value, meaning]) => `${value}: ${meaning}`)
+  const options = choicesFor(request)
+    .map((value) => `${value}: ${CHOICES[value]}`)
     .join("; ");
-  return `cc-tools wants to run ${request.toolName} ${shown}\n${request.reason}. Rule that would allow it: ${request.suggestedRule}.\nChoose ${options}.`;
+  return `cc-tools wants to run ${request.toolName} ${shown}\n${request.reason}. ${howToAllow(request)}\nChoose ${options}.`;
 }
 
 function answerFor(choice: unknown, request: PermissionRequest): PermissionAnswer {
@@ -67,7 +73,7 @@ export function elicitationHandler(clientSupportsElicitation: () => boolean): Pe
                 decision: {
                   type: "string",
                   title: `Allow ${request.toolName}?`,
-                  enum: Object.keys(CHOICES),
+                  enum: choicesFor(request),
                   default: "allow_once",
                 },
               },
@@ -91,7 +97,7 @@ export function elicitationHandler(clientSupportsElicitation: () => boolean): Pe
       if (result.action !== "accept") {
         return {
           behavior: "deny",
-          message: `The user ${result.action === "decline" ? "declined" : "dismissed"} the request to run ${request.toolName}. To allow it without asking, add the rule ${request.suggestedRule}.`,
+          message: `The user ${result.action === "decline" ? "declined" : "dismissed"} the request to run ${request.toolName}. ${howToAllow(request)}`,
         };
       }
       return answerFor(result.content?.decision, request);

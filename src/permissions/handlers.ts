@@ -4,7 +4,8 @@ import type { PermissionAnswer, PermissionHandler, PermissionRequest } from "./t
 /** Longest stretch of a command or input shown in a prompt; the rest is elided. */
 export const PROMPT_PREVIEW_CHARS = 400;
 
-function howToAllow(request: PermissionRequest): string {
+/** One sentence on how to allow a call without being asked: the rules to add, or why none can. */
+export function howToAllow(request: PermissionRequest): string {
   if (request.suggestedRules.length === 0) {
     return "No rule can allow this call; run it in bypassPermissions mode or rewrite it as simpler commands.";
   }

@@ -53,8 +53,6 @@ export interface PermissionRequest {
    * each checked by the evaluator; empty when no rule can (Dangerous tools, commands too complex to split).
    */
   suggestedRules: string[];
-  /** `suggestedRules` joined with ", " for one-line messages; "" when there are none. */
-  suggestedRule: string;
   workingDir: string;
 }
 

@@ -188,7 +188,6 @@ function request(overrides: Partial<PermissionRequest> = {}): PermissionRequest 
     mode: "default",
     reason: "`rm x` is not covered by any allow rule",
     suggestedRules: ["Bash(rm x)"],
-    suggestedRule: "Bash(rm x)",
     workingDir: "/w",
     ...overrides,
   };
@@ -207,7 +206,7 @@ describe("handlers", () => {
       }
     }
     expect(await allowAllHandler.ask(request(), signal)).toEqual({ behavior: "allow", scope: "once" });
-    const none = await autoHandler.ask(request({ suggestedRules: [], suggestedRule: "" }), signal);
+    const none = await autoHandler.ask(request({ suggestedRules: [] }), signal);
     expect(none.behavior === "deny" && none.message).toMatch(/No rule can allow/);
   });
 
@@ -265,10 +264,7 @@ describe("handlers", () => {
 
   it("terminal: a Dangerous call without rules offers only once or deny; concurrent asks queue", async () => {
     const t = terminal();
-    const first = t.handler.ask(
-      request({ level: "dangerous", suggestedRules: [], suggestedRule: "" }),
-      signal,
-    );
+    const first = t.handler.ask(request({ level: "dangerous", suggestedRules: [] }), signal);
     const second = t.handler.ask(request(), signal);
     await t.until("Choose 1-2");
     expect(t.shown()).not.toContain("Choose 1-4");
