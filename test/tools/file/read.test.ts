@@ -57,15 +57,9 @@ describe("Read: text", () => {
     vi.stubEnv("CLAUDE_CODE_FILE_READ_MAX_OUTPUT_TOKENS", "10");
     try {
       const { text } = await call(ctx, "Read", { file_path: "rows.txt", limit: 50 });
-      // 10 tokens is 40 characters: five "N	row N" lines, and four more after them.
+      // 10 tokens is 40 characters: five "N\trow N" lines, and four more after them.
       expect(text).toBe(
-        "1	row 1
-2	row 2
-3	row 3
-4	row 4
-5	row 5
-
-[Lines 1-5 of 100 shown. For the next page, Read with offset 6 and limit 4.]",
+        "1\trow 1\n2\trow 2\n3\trow 3\n4\trow 4\n5\trow 5\n\n[Lines 1-5 of 100 shown. For the next page, Read with offset 6 and limit 4.]",
       );
     } finally {
       vi.unstubAllEnvs();
