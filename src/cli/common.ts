@@ -8,8 +8,9 @@ import { isPermissionMode, PERMISSION_MODES, type PermissionMode } from "../core
 import { Session } from "../core/session.js";
 import { resolveServers } from "../mcp/config.js";
 import { McpClientManager } from "../mcp/manager.js";
+import { validateRule } from "../permissions/rules.js";
 import type { PermissionHandler, PermissionRuleEntry } from "../permissions/types.js";
-import { loadSettings, readJsonFile } from "../settings/load.js";
+import { loadSettings, readJsonFile, SettingsError } from "../settings/load.js";
 import type { Settings } from "../settings/types.js";
 
 /** Exit codes of every command: 0 success, 1 the tool (or server) failed, 2 bad usage. */
@@ -90,6 +91,15 @@ export function saveSession(name: string | undefined, session: Session): void {
 }
 
 function cliRules(flags: ContextFlags, root: string): PermissionRuleEntry[] {
+  for (const [flag, rules] of [
+    ["--allow", flags.allow],
+    ["--deny", flags.deny],
+  ] as const) {
+    for (const rule of rules ?? []) {
+      const problem = validateRule(rule);
+      if (problem) throw new SettingsError(`${flag}: ${problem}`);
+    }
+  }
   const source = { scope: "cli" as const, root };
   return [
     ...(flags.deny ?? []).map((rule) => ({ rule, behavior: "deny" as const, source })),

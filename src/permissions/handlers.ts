@@ -85,14 +85,22 @@ function choicesFor(request: PermissionRequest): Choice[] {
   return choices;
 }
 
-/** Reads lines one at a time; `undefined` once the input has ended. */
+/**
+ * Reads lines one at a time; `undefined` once the input has ended. Starts reading only at the first
+ * question, so a host that never needs to ask leaves its standard input alone.
+ */
 class LineReader {
   private readonly lines: string[] = [];
   private readonly waiting: Array<(line: string | undefined) => void> = [];
   private closed = false;
+  private started = false;
 
-  constructor(input: NodeJS.ReadableStream) {
-    const rl = createInterface({ input, terminal: false, crlfDelay: Number.POSITIVE_INFINITY });
+  constructor(private readonly input: NodeJS.ReadableStream) {}
+
+  private start(): void {
+    if (this.started) return;
+    this.started = true;
+    const rl = createInterface({ input: this.input, terminal: false, crlfDelay: Number.POSITIVE_INFINITY });
     rl.on("line", (line) => {
       const waiter = this.waiting.shift();
       if (waiter) waiter(line);
@@ -105,6 +113,7 @@ class LineReader {
   }
 
   next(signal: AbortSignal): Promise<string | undefined> {
+    this.start();
     if (this.lines.length > 0) return Promise.resolve(this.lines.shift());
     if (this.closed || signal.aborted) return Promise.resolve(undefined);
     return new Promise((resolve) => {

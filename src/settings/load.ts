@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { isPermissionMode } from "../core/permission-level.js";
+import { validateRule } from "../permissions/rules.js";
 import type { PermissionRuleEntry, RuleBehavior, RuleSource } from "../permissions/types.js";
 import { locateJsonError } from "./json-error.js";
 import {
@@ -118,6 +119,10 @@ function applyFile(
   const source: RuleSource = { scope: location.scope, file: where, root };
   for (const behavior of ["deny", "ask", "allow"] as RuleBehavior[]) {
     for (const rule of expectStrings(permissions[behavior], `permissions.${behavior}`, where)) {
+      // A rule that cannot be parsed would be ignored; for a deny rule that silently allows what the
+      // user meant to forbid, so it stops loading instead.
+      const problem = validateRule(rule);
+      if (problem) throw new SettingsError(`${where}: permissions.${behavior}: ${problem}`);
       settings.rules.push({ rule, behavior, source } satisfies PermissionRuleEntry);
     }
   }

@@ -44,6 +44,9 @@ describe("cc-tools CLI", () => {
     expect(badJson.code).toBe(2);
     expect(badJson.stderr).toContain("not valid JSON");
     expect(cli(["frobnicate"]).code).toBe(2);
+    const badRule = cli(["run", "Read", "{}", "--deny", "Read(./x"]);
+    expect(badRule.code).toBe(2);
+    expect(badRule.stderr).toContain("--deny: Invalid permission rule");
     const badMode = cli(["run", "Read", "{}", "--permission-mode", "yolo"]);
     expect(badMode.code).toBe(2);
     expect(badMode.stderr).toContain("yolo");

@@ -85,6 +85,12 @@ describe("loadSettings", () => {
     expect(() => loadSettings(project, env)).toThrow(/"yolo" is not a mode/);
   });
 
+  it("refuses a rule it cannot parse, since ignoring a bad deny rule would allow what it meant to forbid", () => {
+    const { project, env, shared } = layout();
+    shared({ permissions: { deny: ["Bash(rm:*"] } });
+    expect(() => loadSettings(project, env)).toThrow(/settings\.json: permissions\.deny: .*"Bash\(rm:\*".*unbalanced/);
+  });
+
   it("resolves additionalDirectories against the project", () => {
     const { project, env, shared } = layout();
     shared({ permissions: { additionalDirectories: ["../shared-lib", "/opt/data"] } });

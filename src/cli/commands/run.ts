@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import type { Command } from "commander";
 import type { ToolResult } from "../../core/result.js";
 import { runTool } from "../../executor/run.js";
+import { createTerminalHandler } from "../../permissions/handlers.js";
 import { SettingsError } from "../../settings/load.js";
 import {
   addContextOptions,
@@ -76,9 +77,15 @@ Exit codes: 0 success, 1 the tool reported an error, 2 bad usage.`,
     const input = readInput(inputArg);
     if (!input.ok) return usageError(input.message);
     const session = openSession(flags.session);
+    // A person at a terminal is asked; with piped input, or in CI, an ask becomes a denial that says why.
+    const interactive =
+      inputArg !== "-" && Boolean(process.stdin.isTTY && process.stderr.isTTY) && !process.env.CI;
+    const permissionHandler = interactive
+      ? createTerminalHandler({ input: process.stdin, output: process.stderr })
+      : undefined;
     let ctx: ReturnType<typeof contextFromFlags>;
     try {
-      ctx = contextFromFlags(flags, { session });
+      ctx = contextFromFlags(flags, { session, permissionHandler, nonInteractive: !interactive });
     } catch (error) {
       if (error instanceof SettingsError) return usageError(error.message);
       throw error;
@@ -96,6 +103,7 @@ Exit codes: 0 success, 1 the tool reported an error, 2 bad usage.`,
       saveSession(flags.session, session);
       await session.dispose();
       await ctx.mcpManager?.close();
+      if (interactive) process.stdin.destroy();
     }
     printResult(result, flags.json ?? false);
     process.exitCode = result.isError ? EXIT_TOOL_ERROR : EXIT_OK;
