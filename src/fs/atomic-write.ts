@@ -29,7 +29,11 @@ export async function writeTarget(path: string): Promise<string> {
     if (!info?.isSymbolicLink()) break;
     current = resolve(dirname(current), await readlink(current));
   }
-  return current;
+  // A new file: canonicalise its directory, so the path matches what Read records once it exists.
+  return realpath(dirname(current)).then(
+    (dir) => join(dir, basename(current)),
+    () => current,
+  );
 }
 
 async function syncDirectory(dir: string): Promise<void> {

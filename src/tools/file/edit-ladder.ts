@@ -34,7 +34,7 @@ export type LadderResult =
   | { ok: false; reason: "unusable"; rung: Rung; message: string };
 
 /** How many match line numbers an ambiguity error lists. */
-const MAX_LISTED_MATCHES = 20;
+export const MAX_LISTED_MATCHES = 20;
 
 /** 1-based line number of a view offset. */
 export function lineNumberAt(view: string, offset: number): number {

@@ -20,7 +20,13 @@ import { withFileLock } from "../../fs/file-lock.js";
 import { missingFileMessage, pathSubject } from "../../fs/paths.js";
 import { keepsSnapshot } from "../../fs/read-state.js";
 import { summariseChanges } from "./change-summary.js";
-import { findEdit, type LadderResult, RUNG_DESCRIPTIONS, type Rung } from "./edit-ladder.js";
+import {
+  findEdit,
+  type LadderResult,
+  MAX_LISTED_MATCHES,
+  RUNG_DESCRIPTIONS,
+  type Rung,
+} from "./edit-ladder.js";
 import { readCurrent, requireFreshRead, writeAndRecord } from "./guard.js";
 import { nearMissHint } from "./near-miss.js";
 
@@ -60,13 +66,22 @@ function refusal(
   path: string,
   view: string,
   oldString: string,
+  replaceAll: boolean,
 ): InputError {
   if (result.reason === "ambiguous") {
-    const how = result.rung === "exact" ? "" : ` (after ${RUNG_DESCRIPTIONS[result.rung]})`;
+    const exact = result.rung === "exact";
+    const how = exact ? "" : ` (after ${RUNG_DESCRIPTIONS[result.rung]})`;
+    const count =
+      result.lines.length > MAX_LISTED_MATCHES ? `more than ${MAX_LISTED_MATCHES}` : result.lines.length;
+    const instead = exact
+      ? "or set replace_all to change every occurrence"
+      : replaceAll
+        ? "replace_all applies only to exact matches, so copy old_string exactly from the file"
+        : "or copy old_string exactly from the file and set replace_all to change every occurrence";
     return new InputError(
-      `old_string matches ${result.lines.length > 20 ? "more than 20" : result.lines.length} places in ${path}${how}, at lines ` +
-        `${result.lines.slice(0, 20).join(", ")}. Nothing was changed. Add surrounding lines to old_string so it matches only ` +
-        "the place you mean, or set replace_all to change every occurrence.",
+      `old_string matches ${count} places in ${path}${how}, at lines ` +
+        `${result.lines.slice(0, MAX_LISTED_MATCHES).join(", ")}. Nothing was changed. Add surrounding lines to old_string ` +
+        `so it matches only the place you mean, ${instead}.`,
     );
   }
   if (result.reason === "unusable") {
@@ -111,7 +126,7 @@ function plan(path: string, decoded: DecodedText, input: EditInput): { rung: Run
     return { rung: "exact", splices: [{ start: 0, end: 0, text: input.new_string }] };
   }
   const result = findEdit(decoded.view, input.old_string, input.new_string, input.replace_all);
-  if (!result.ok) throw refusal(result, path, decoded.view, input.old_string);
+  if (!result.ok) throw refusal(result, path, decoded.view, input.old_string, input.replace_all);
   return result;
 }
 
