@@ -29,6 +29,11 @@ export interface DecodedText {
   crlfAt: readonly number[];
 }
 
+/**
+ * Largest file the tools decode whole. Read streams bigger text files page by page; Write and Edit
+ * refuse them (a tool that rewrites a file holds it in memory twice).
+ */
+export const MAX_DECODED_FILE_BYTES = 64 * 1024 * 1024;
 /** How many leading bytes decide whether a file is text. */
 const SNIFF_BYTES = 8192;
 /** Share of control characters above which an 8-bit file is taken for binary, not legacy text. */
@@ -66,10 +71,15 @@ export function looksLikeText(bytes: Buffer): boolean {
   return control <= sample.length * MAX_CONTROL_SHARE;
 }
 
-function detectEncoding(bytes: Buffer): { encoding: Encoding; bom: boolean } {
+/**
+ * The encoding of a whole file, or (with `partial`) of a file from its first bytes, where a multi-byte
+ * character may be cut at the end of the sample.
+ */
+export function detectEncoding(bytes: Buffer, partial = false): { encoding: Encoding; bom: boolean } {
   const bom = bomOf(bytes);
   if (bom) return { encoding: bom.encoding, bom: true };
-  return { encoding: isUtf8(bytes) ? "utf8" : "latin1", bom: false };
+  const sample = partial ? bytes.subarray(0, Math.max(0, bytes.length - 3)) : bytes;
+  return { encoding: isUtf8(sample) ? "utf8" : "latin1", bom: false };
 }
 
 function decodeBody(body: Buffer, encoding: Encoding): string {

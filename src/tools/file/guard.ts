@@ -1,7 +1,8 @@
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import type { ToolContext } from "../../core/context.js";
 import { InputError } from "../../core/errors.js";
 import { type AtomicWriteOptions, atomicWrite } from "../../fs/atomic-write.js";
+import { MAX_DECODED_FILE_BYTES } from "../../fs/codec.js";
 import { changeDiff, contentHash, readStateSlot } from "../../fs/read-state.js";
 
 /**
@@ -14,6 +15,13 @@ import { changeDiff, contentHash, readStateSlot } from "../../fs/read-state.js";
 /** The current bytes of `target`, or undefined when it does not exist. */
 export async function readCurrent(target: string): Promise<Buffer | undefined> {
   try {
+    const { size } = await stat(target);
+    if (size > MAX_DECODED_FILE_BYTES) {
+      throw new InputError(
+        `${target} is ${size} bytes, more than Write and Edit change (${MAX_DECODED_FILE_BYTES}); nothing was written. ` +
+          "Change it with Bash instead (sed -i, or a script).",
+      );
+    }
     return await readFile(target);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;

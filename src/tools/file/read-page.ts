@@ -41,12 +41,22 @@ export interface Page {
   next?: { offset: number; limit: number };
 }
 
-/** How many lines starting at index `from` fit in one page. */
-function linesThatFit(lines: readonly string[], from: number, limit: number, maxChars: number): number {
+/** Consecutive lines of a file: all of them, or (for files streamed from disk) a window. */
+export interface LineWindow {
+  lines: readonly string[];
+  /** File line number of lines[0]. */
+  firstLine: number;
+  /** True when the last line of the window is the last line of the file. */
+  reachesEnd: boolean;
+}
+
+/** How many lines starting at window index `from` fit in one page. */
+function linesThatFit(window: LineWindow, from: number, limit: number, maxChars: number): number {
+  const { lines, firstLine } = window;
   let chars = 0;
   let n = 0;
   while (n < limit && from + n < lines.length) {
-    const lineChars = formatLine(lines[from + n]!, from + n + 1).length + 1;
+    const lineChars = formatLine(lines[from + n]!, firstLine + from + n).length + 1;
     if (n > 0 && chars + lineChars > maxChars) break;
     chars += lineChars;
     n++;
@@ -54,18 +64,20 @@ function linesThatFit(lines: readonly string[], from: number, limit: number, max
   return n;
 }
 
-export function pageOf(lines: readonly string[], request: PageRequest): Page {
+/** The page starting at file line `request.offset`, which must lie in the window. */
+export function pageOf(window: LineWindow, request: PageRequest): Page {
   const budget = outputTokenBudget() * CHARS_PER_TOKEN;
   const maxChars = request.wholeFile ? Math.min(budget, WHOLE_READ_MAX_CHARS) : budget;
-  const from = request.offset - 1;
+  const from = request.offset - window.firstLine;
   const limit = request.limit ?? DEFAULT_LINE_LIMIT;
-  const count = linesThatFit(lines, from, limit, maxChars);
-  const shown = lines.slice(from, from + count);
+  const count = linesThatFit(window, from, limit, maxChars);
+  const shown = window.lines.slice(from, from + count);
   const text = shown.map((line, i) => formatLine(line, request.offset + i)).join("\n");
   const last = request.offset + count - 1;
+  const atEnd = window.reachesEnd && from + count >= window.lines.length;
   // A caller who asked for exactly these lines needs no pointer; anyone else is told where to go on.
   const gotWhatWasAsked = request.limit !== undefined && count === request.limit;
-  if (last >= lines.length || gotWhatWasAsked) return { text, first: request.offset, last };
-  const nextLimit = linesThatFit(lines, last, limit, maxChars);
+  if (atEnd || gotWhatWasAsked) return { text, first: request.offset, last };
+  const nextLimit = linesThatFit(window, from + count, limit, maxChars);
   return { text, first: request.offset, last, next: { offset: last + 1, limit: nextLimit } };
 }

@@ -5,16 +5,14 @@ import { InputError, ToolError } from "../../core/errors.js";
 import { PermissionLevel } from "../../core/permission-level.js";
 import { type ContentBlock, ToolResult } from "../../core/result.js";
 import { defineTool } from "../../core/tool.js";
-import { decodeText } from "../../fs/codec.js";
+import { decodeText, looksLikeText, MAX_DECODED_FILE_BYTES } from "../../fs/codec.js";
 import { binaryLabel, missingFileMessage, pathSubject, SNIFF_HEAD_BYTES, sniffKind } from "../../fs/paths.js";
 import { contentHash, readStateSlot } from "../../fs/read-state.js";
 import { notebookBlocks, parseNotebook } from "./notebook.js";
 import { imageForModel } from "./read-image.js";
 import { CHARS_PER_TOKEN, DEFAULT_LINE_LIMIT, MAX_OUTPUT_TOKENS_CEILING, pageOf } from "./read-page.js";
 import { pdfText } from "./read-pdf.js";
-
-/** Largest file Read loads; bigger ones are for Grep or `sed -n`/`head`/`tail` through Bash. */
-const MAX_FILE_BYTES = 64 * 1024 * 1024;
+import { readHead, streamWindow } from "./read-stream.js";
 
 const inputSchema = z.strictObject({
   file_path: z
@@ -54,6 +52,19 @@ function textNote(note: string): string {
   return `<system-reminder>${note}</system-reminder>`;
 }
 
+function binaryError(path: string, head: Buffer): InputError {
+  return new InputError(
+    `${path} is binary (${binaryLabel(path, head.subarray(0, SNIFF_HEAD_BYTES))}), not text. Read shows text, ` +
+      "images (png, jpg, gif, webp), PDFs and notebooks; inspect other files with Bash (e.g. file, xxd, unzip -l).",
+  );
+}
+
+function pastEndNote(path: string, lineCount: number, offset: number): string {
+  return textNote(
+    `${path} has ${lineCount} lines, so offset ${offset} is past its end. Use an offset from 1 to ${lineCount}.`,
+  );
+}
+
 async function readText(
   path: string,
   bytes: Buffer,
@@ -66,10 +77,7 @@ async function readText(
   if (!decoded) {
     // Recorded all the same: a binary file the model has looked at may be overwritten with Write.
     state.recordRead(path, hash, undefined);
-    throw new InputError(
-      `${path} is binary (${binaryLabel(path, bytes.subarray(0, SNIFF_HEAD_BYTES))}), not text. Read shows text, ` +
-        "images (png, jpg, gif, webp), PDFs and notebooks; inspect other files with Bash (e.g. file, xxd, unzip -l).",
-    );
+    throw binaryError(path, bytes);
   }
   const { view, format } = decoded;
   const lines = view === "" ? [] : (view.endsWith("\n") ? view.slice(0, -1) : view).split("\n");
@@ -87,15 +95,10 @@ async function readText(
   const offset = Math.max(1, input.offset ?? 1);
   if (offset > lines.length) {
     state.recordRead(path, hash, view, [lines.length, lines.length]);
-    return ToolResult.success(
-      textNote(
-        `${path} has ${lines.length} lines, so offset ${offset} is past its end. Use an offset from 1 to ${lines.length}.`,
-      ),
-      metadata,
-    );
+    return ToolResult.success(pastEndNote(path, lines.length, offset), metadata);
   }
   const wholeFile = input.offset === undefined && input.limit === undefined;
-  const page = pageOf(lines, { offset, limit: input.limit, wholeFile });
+  const page = pageOf({ lines, firstLine: 1, reachesEnd: true }, { offset, limit: input.limit, wholeFile });
   state.recordRead(path, hash, view, [page.first, page.last]);
   const next = page.next
     ? `\n\n[Lines ${page.first}-${page.last} of ${lines.length} shown. For the next page, Read with offset ${page.next.offset} and limit ${page.next.limit}.]`
@@ -137,6 +140,35 @@ async function readContent(path: string, input: ReadInput, ctx: ToolCallContext)
   }
 }
 
+/**
+ * A text file too large to decode whole, paged from a stream. It is not recorded as read: Write and
+ * Edit do not take files this large, and the note says how to change it instead.
+ */
+async function readLargeText(path: string, size: number, input: ReadInput): Promise<ToolResult> {
+  const head = await readHead(path);
+  const kind = sniffKind(path, head);
+  if (kind.kind !== "text") {
+    throw new ToolError(
+      `${path} is a ${kind.kind} of ${size} bytes, more than Read handles (${MAX_DECODED_FILE_BYTES} bytes).`,
+    );
+  }
+  if (input.pages !== undefined)
+    throw new InputError(`pages applies only to PDF files, and ${path} is not one.`);
+  if (!looksLikeText(head)) throw binaryError(path, head);
+  const offset = Math.max(1, input.offset ?? 1);
+  const { window, linesSeen } = await streamWindow(path, head, offset, input.limit);
+  if (window.lines.length === 0) return ToolResult.success(pastEndNote(path, linesSeen, offset), { path });
+  const wholeFile = input.offset === undefined && input.limit === undefined;
+  const page = pageOf(window, { offset, limit: input.limit, wholeFile });
+  const next = page.next
+    ? ` For the next page, Read with offset ${page.next.offset} and limit ${page.next.limit}.`
+    : "";
+  const note =
+    `\n\n[Lines ${page.first}-${page.last} shown of a ${size}-byte file, too large to count its lines or to change ` +
+    `with Edit or Write (use Bash, e.g. sed -i, for that).${next}]`;
+  return ToolResult.success(page.text + note, { path, lines: [page.first, page.last], streamed: true });
+}
+
 export const readTool = defineTool({
   name: "Read",
   description,
@@ -154,13 +186,9 @@ export const readTool = defineTool({
         `${requested} is a directory, not a file. List it with Glob (pattern "*", path "${requested}") or with Bash (ls).`,
       );
     }
-    if (info.size > MAX_FILE_BYTES) {
-      throw new ToolError(
-        `${requested} is ${info.size} bytes, more than Read loads (${MAX_FILE_BYTES}). Search it with Grep, or ` +
-          "look at parts of it with Bash (head, tail, sed -n 'A,Bp').",
-      );
-    }
     // Read-state is keyed by the real file, so reading through a symlink counts for an edit of its target.
-    return readContent(await realpath(requested), input, ctx);
+    const path = await realpath(requested);
+    if (info.size > MAX_DECODED_FILE_BYTES) return readLargeText(path, info.size, input);
+    return readContent(path, input, ctx);
   },
 });

@@ -88,6 +88,31 @@ describe("Read: text", () => {
   });
 });
 
+describe("Read: files too large to decode whole", () => {
+  it("pages through them from a stream, and Edit refuses them with a way out", async () => {
+    const line = (i: number) => `entry ${i} ${"z".repeat(90)}`;
+    const count = 700_000;
+    const ctx = fileContext();
+    const path = join(ctx.workingDir, "huge.log");
+    const chunks: string[] = [];
+    for (let i = 1; i <= count; i++) chunks.push(line(i));
+    writeFileSync(path, `${chunks.join("\r\n")}\r\n`);
+    const first = await call(ctx, "Read", { file_path: "huge.log" });
+    expect(first.text.startsWith(`1\t${line(1)}\n2\t${line(2)}`)).toBe(true);
+    expect(first.text).toMatch(
+      /too large to count its lines.*For the next page, Read with offset \d+ and limit \d+\./,
+    );
+    const middle = await call(ctx, "Read", { file_path: "huge.log", offset: 654_321, limit: 2 });
+    expect(middle.text).toBe(
+      `654321\t${line(654_321)}\n654322\t${line(654_322)}\n\n${middle.text.split("\n\n")[1]}`,
+    );
+    const past = await call(ctx, "Read", { file_path: "huge.log", offset: count + 5 });
+    expect(past.text).toContain(`has ${count} lines`);
+    const edit = await call(ctx, "Edit", { file_path: "huge.log", old_string: "entry 1 ", new_string: "x" });
+    expect(edit.text).toMatch(/more than Write and Edit change.*sed -i/);
+  }, 60_000);
+});
+
 describe("Read: errors", () => {
   it("names the working directory and close names for a missing file", async () => {
     const { ctx } = setup("config.json", "{}");
