@@ -5,7 +5,6 @@ import { InputError, ToolError } from "../../core/errors.js";
 import { PermissionLevel } from "../../core/permission-level.js";
 import { ToolResult } from "../../core/result.js";
 import { defineTool } from "../../core/tool.js";
-import { writeTarget } from "../../fs/atomic-write.js";
 import {
   applySplices,
   canEncode,
@@ -16,7 +15,6 @@ import {
   spliceBytes,
 } from "../../fs/codec.js";
 import { newFileFormat } from "../../fs/editorconfig.js";
-import { withFileLock } from "../../fs/file-lock.js";
 import { missingFileMessage, pathSubject } from "../../fs/paths.js";
 import { keepsSnapshot } from "../../fs/read-state.js";
 import { summariseChanges } from "./change-summary.js";
@@ -27,7 +25,7 @@ import {
   RUNG_DESCRIPTIONS,
   type Rung,
 } from "./edit-ladder.js";
-import { readCurrent, requireFreshRead, writeAndRecord } from "./guard.js";
+import { readCurrent, requireFreshRead, withWriteTarget, writeAndRecord } from "./guard.js";
 import { nearMissHint } from "./near-miss.js";
 
 const inputSchema = z.strictObject({
@@ -144,8 +142,7 @@ export const editTool = defineTool({
     if (input.old_string === input.new_string) {
       throw new InputError("old_string and new_string are the same, so there is nothing to change.");
     }
-    const target = await writeTarget(path);
-    return withFileLock(target, async () => {
+    return withWriteTarget(path, async (target) => {
       const current = await readCurrent(target);
       if (!current) return createFile(path, target, input, ctx);
       const decoded = decodeText(current);

@@ -1,8 +1,9 @@
 import { readFile, stat } from "node:fs/promises";
 import type { ToolContext } from "../../core/context.js";
 import { InputError } from "../../core/errors.js";
-import { type AtomicWriteOptions, atomicWrite } from "../../fs/atomic-write.js";
+import { type AtomicWriteOptions, atomicWrite, writeTarget } from "../../fs/atomic-write.js";
 import { MAX_DECODED_FILE_BYTES } from "../../fs/codec.js";
+import { withFileLock } from "../../fs/file-lock.js";
 import { changeDiff, contentHash, readStateSlot } from "../../fs/read-state.js";
 
 /**
@@ -11,6 +12,15 @@ import { changeDiff, contentHash, readStateSlot } from "../../fs/read-state.js";
  * change. When the change is small enough to show, the refusal shows it and counts as a read of the new
  * content, so the next attempt can go ahead without reading the whole file again.
  */
+
+/**
+ * Runs `work` on the file a write to `path` lands in (a symlink's target), holding that file's lock:
+ * the lock and the read-state both key on the real file, so a link and its target serialise together.
+ */
+export async function withWriteTarget<T>(path: string, work: (target: string) => Promise<T>): Promise<T> {
+  const target = await writeTarget(path);
+  return withFileLock(target, () => work(target));
+}
 
 /** The current bytes of `target`, or undefined when it does not exist. */
 export async function readCurrent(target: string): Promise<Buffer | undefined> {

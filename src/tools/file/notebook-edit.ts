@@ -5,11 +5,9 @@ import { InputError, ToolError } from "../../core/errors.js";
 import { PermissionLevel } from "../../core/permission-level.js";
 import { ToolResult } from "../../core/result.js";
 import { defineTool } from "../../core/tool.js";
-import { writeTarget } from "../../fs/atomic-write.js";
 import { applySplices, decodeText, type Splice, spliceBytes } from "../../fs/codec.js";
-import { withFileLock } from "../../fs/file-lock.js";
 import { missingFileMessage, pathSubject } from "../../fs/paths.js";
-import { readCurrent, requireFreshRead, writeAndRecord } from "./guard.js";
+import { readCurrent, requireFreshRead, withWriteTarget, writeAndRecord } from "./guard.js";
 import {
   type CellLayout,
   cellJson,
@@ -203,7 +201,6 @@ export const notebookEditTool = defineTool({
         `${path} is not a Jupyter notebook (.ipynb); change other files with Edit or Write.`,
       );
     }
-    const target = await writeTarget(path);
-    return withFileLock(target, () => editNotebook(path, target, input, ctx));
+    return withWriteTarget(path, (target) => editNotebook(path, target, input, ctx));
   },
 });

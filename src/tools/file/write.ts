@@ -2,12 +2,10 @@ import * as z from "zod";
 import { PermissionLevel } from "../../core/permission-level.js";
 import { ToolResult } from "../../core/result.js";
 import { defineTool } from "../../core/tool.js";
-import { writeTarget } from "../../fs/atomic-write.js";
 import { canEncode, DEFAULT_FORMAT, decodeText, encodeText } from "../../fs/codec.js";
 import { newFileFormat } from "../../fs/editorconfig.js";
-import { withFileLock } from "../../fs/file-lock.js";
 import { pathSubject } from "../../fs/paths.js";
-import { readCurrent, requireFreshRead, writeAndRecord } from "./guard.js";
+import { readCurrent, requireFreshRead, withWriteTarget, writeAndRecord } from "./guard.js";
 
 const inputSchema = z.strictObject({
   file_path: z
@@ -40,8 +38,7 @@ export const writeTool = defineTool({
   permissionSubject: (input, ctx) => pathSubject(ctx, input.file_path, "write"),
   async execute(input, ctx) {
     const path = ctx.resolvePath(input.file_path);
-    const target = await writeTarget(path);
-    return withFileLock(target, async () => {
+    return withWriteTarget(path, async (target) => {
       const current = await readCurrent(target);
       const decoded = current && decodeText(current);
       if (current) requireFreshRead(ctx, target, current, decoded?.view);
