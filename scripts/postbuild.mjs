@@ -1,7 +1,7 @@
 // After tsc: bundle the CLI into dist/bin so `cc-tools` starts fast. Node 20 loads ESM file by file and
 // has no compile cache; one bundle (with lazily loaded chunks) halves the MCP server's cold start.
 // dist/ keeps tsc's unbundled output for library users (`import ... from "cc-tools"`).
-import { chmodSync, rmSync } from "node:fs";
+import { chmodSync, rmSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
@@ -27,3 +27,15 @@ await build({
   logLevel: "warning",
 });
 chmodSync(new URL("dist/bin/cc-tools.js", root), 0o755);
+
+// The MCP server answers a client's opening (initialize, tools/list) from this file while the SDK and the
+// tools load (src/mcp/stdio-connection.ts). It is computed from the same code the server runs.
+const { allTools, toMcpTools } = await import(new URL("dist/registry.js", root).href);
+const { serverIdentity } = await import(new URL("dist/mcp/identity.js", root).href);
+const { SUPPORTED_PROTOCOL_VERSIONS } = await import("@modelcontextprotocol/server");
+const opening = {
+  protocolVersions: SUPPORTED_PROTOCOL_VERSIONS,
+  ...serverIdentity(),
+  tools: toMcpTools(allTools()),
+};
+writeFileSync(new URL("dist/bin/mcp-opening.json", root), `${JSON.stringify(opening)}\n`);

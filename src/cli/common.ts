@@ -1,64 +1,15 @@
 import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import { type Command, InvalidArgumentError, Option } from "commander";
 import { createToolContext, type ToolContext } from "../core/context.js";
 import type { McpManager } from "../core/mcp-manager.js";
-import { isPermissionMode, PERMISSION_MODES, type PermissionMode } from "../core/permission-level.js";
 import { Session } from "../core/session.js";
 import { resolveServers } from "../mcp/config.js";
 import { McpClientManager } from "../mcp/manager.js";
-import { validateRule } from "../permissions/rules.js";
 import type { PermissionHandler, PermissionRuleEntry } from "../permissions/types.js";
-import { loadSettings, readJsonFile, SettingsError } from "../settings/load.js";
+import { loadSettings, readJsonFile } from "../settings/load.js";
 import type { Settings } from "../settings/types.js";
-
-/** Exit codes of every command: 0 success, 1 the tool (or server) failed, 2 bad usage. */
-export const EXIT_OK = 0;
-export const EXIT_TOOL_ERROR = 1;
-export const EXIT_USAGE = 2;
-
-/** Options shared by commands that run tools (`run`, `mcp`). */
-export interface ContextFlags {
-  cwd?: string;
-  permissionMode?: PermissionMode;
-  allow?: string[];
-  deny?: string[];
-  session?: string;
-}
-
-const collect = (value: string, previous: string[] = []) => [...previous, value];
-
-const SESSION_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-
-/** Adds --cwd, --permission-mode, --allow, --deny (and --session where state can persist) to a command. */
-export function addContextOptions(command: Command, { session }: { session: boolean }): Command {
-  command
-    .option("--cwd <dir>", "workspace directory (default: the current directory)")
-    .addOption(
-      new Option("--permission-mode <mode>", "permission mode")
-        .choices([...PERMISSION_MODES])
-        .argParser((v: string) => {
-          if (!isPermissionMode(v))
-            throw new InvalidArgumentError(`use one of ${PERMISSION_MODES.join(", ")}`);
-          return v;
-        }),
-    )
-    .option("--allow <rule>", "allow rule, e.g. 'Bash(npm test:*)' (repeatable)", collect)
-    .option("--deny <rule>", "deny rule, e.g. 'Read(./.env)' (repeatable)", collect);
-  if (session) {
-    command.option(
-      "--session <name>",
-      "keep session state (files read, shell cwd, permission grants) between runs under this name",
-      (v: string) => {
-        if (!SESSION_NAME.test(v))
-          throw new InvalidArgumentError("use letters, digits, '.', '_' and '-' (at most 64)");
-        return v;
-      },
-    );
-  }
-  return command;
-}
+import { type ContextFlags, checkRuleFlags } from "./options.js";
 
 /** Where named sessions keep their state: CC_TOOLS_STATE_DIR, else $XDG_STATE_HOME/cc-tools, else ~/.local/state/cc-tools. */
 export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -91,15 +42,7 @@ export function saveSession(name: string | undefined, session: Session): void {
 }
 
 function cliRules(flags: ContextFlags, root: string): PermissionRuleEntry[] {
-  for (const [flag, rules] of [
-    ["--allow", flags.allow],
-    ["--deny", flags.deny],
-  ] as const) {
-    for (const rule of rules ?? []) {
-      const problem = validateRule(rule);
-      if (problem) throw new SettingsError(`${flag}: ${problem}`);
-    }
-  }
+  checkRuleFlags(flags);
   const source = { scope: "cli" as const, root };
   return [
     ...(flags.deny ?? []).map((rule) => ({ rule, behavior: "deny" as const, source })),

@@ -1,20 +1,16 @@
 #!/usr/bin/env node
-import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
+import { packageVersion } from "../core/version.js";
 import { registerList } from "./commands/list.js";
 import { registerMcp } from "./commands/mcp.js";
 import { registerRun } from "./commands/run.js";
 import { registerSchema } from "./commands/schema.js";
-import { EXIT_USAGE } from "./common.js";
-
-const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
-  version: string;
-};
+import { EXIT_USAGE } from "./options.js";
 
 const program = new Command()
   .name("cc-tools")
   .description("Claude Code's tools for any agent: run them from the shell, or serve them over MCP.")
-  .version(pkg.version, "-V, --version")
+  .version(packageVersion(), "-V, --version")
   .showHelpAfterError("(run with --help for usage)")
   .exitOverride();
 

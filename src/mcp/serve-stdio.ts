@@ -1,13 +1,8 @@
-import { StdioServerTransport, serveStdio } from "@modelcontextprotocol/server/stdio";
+import type { Transport } from "@modelcontextprotocol/server";
+import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { log } from "../core/log.js";
 import type { McpManager } from "../core/mcp-manager.js";
 import { type ContextFactory, createToolSession, type ToolSession } from "./server.js";
-
-/**
- * Largest single JSON-RPC frame read from stdin. The SDK closes the connection on a frame past its limit, so
- * the limit sits well above any sane call; tools/call refuses big arguments itself with a readable error.
- */
-export const MAX_STDIO_FRAME_BYTES = 64 * 1024 * 1024;
 
 /** Longest shutdown may take (killing jobs, closing MCP clients) before the process exits anyway. */
 const SHUTDOWN_GRACE_MS = 5_000;
@@ -16,11 +11,12 @@ const SHUTDOWN_GRACE_MS = 5_000;
  * Serves the tools over stdin/stdout until the client closes stdin (or a signal arrives); then every session
  * is disposed, so background jobs die with the connection, and the process exits.
  */
-export async function serveToolsOverStdio(makeContext: ContextFactory, manager: McpManager | undefined) {
+export async function serveToolsOverStdio(
+  makeContext: ContextFactory,
+  manager: McpManager | undefined,
+  transport: Transport,
+) {
   const sessions = new Set<ToolSession>();
-  const transport = new StdioServerTransport(process.stdin, process.stdout, {
-    maxBufferSize: MAX_STDIO_FRAME_BYTES,
-  });
   const handle = serveStdio(
     () => {
       const session = createToolSession(makeContext, manager);

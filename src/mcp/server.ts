@@ -9,16 +9,11 @@ import type { PermissionHandler } from "../permissions/types.js";
 import { toMcpTools, toolsFor } from "../registry.js";
 import { toMcpResult } from "./content.js";
 import { currentRequest, elicitationHandler } from "./elicit.js";
+import { serverIdentity } from "./identity.js";
 import { progressChannel } from "./progress.js";
 
 /** Largest `arguments` object a tools/call may carry (as JSON); bigger ones are refused, not parsed by tools. */
 export const MAX_ARGUMENT_CHARS = 4 * 1024 * 1024;
-
-const SERVER_INFO = { name: "cc-tools", version: "0.1.0" };
-
-const INSTRUCTIONS =
-  "Claude Code's tools (Read, Edit, Bash, Grep, ...) on one workspace. State persists per connection: files " +
-  "read, the shell's working directory and background jobs. Read a file before editing it.";
 
 /** Builds the context one connection's calls run in: its own session, asking through `handler`. */
 export type ContextFactory = (session: Session, handler: PermissionHandler) => ToolContext;
@@ -37,10 +32,8 @@ export interface ToolSession {
  */
 export function createToolSession(makeContext: ContextFactory, manager: McpManager | undefined): ToolSession {
   const session = new Session();
-  const server = new Server(SERVER_INFO, {
-    capabilities: { tools: { listChanged: true } },
-    instructions: INSTRUCTIONS,
-  });
+  const { serverInfo, capabilities, instructions } = serverIdentity();
+  const server = new Server(serverInfo, { capabilities, instructions });
   const ctx = makeContext(
     session,
     elicitationHandler(() => Boolean(server.getClientCapabilities()?.elicitation)),

@@ -40,14 +40,14 @@ export function locateJsonError(text: string): { offset: number; reason: string 
   const value = (): void => {
     ws();
     const c = text[i];
-    if (c === "{") return container("}", true);
-    if (c === "[") return container("]", false);
-    if (c === '"') return string();
-    if (c === "t") return literal("true");
-    if (c === "f") return literal("false");
-    if (c === "n") return literal("null");
-    if (c === "-" || (c !== undefined && c >= "0" && c <= "9")) return number();
-    fail(c === undefined ? "unexpected end of text" : `unexpected character ${JSON.stringify(c)}`);
+    if (c === "{") container("}", true);
+    else if (c === "[") container("]", false);
+    else if (c === '"') string();
+    else if (c === "t") literal("true");
+    else if (c === "f") literal("false");
+    else if (c === "n") literal("null");
+    else if (c === "-" || (c !== undefined && c >= "0" && c <= "9")) number();
+    else fail(c === undefined ? "unexpected end of text" : `unexpected character ${JSON.stringify(c)}`);
   };
   const container = (close: string, object: boolean): void => {
     i++;

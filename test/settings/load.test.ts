@@ -88,7 +88,9 @@ describe("loadSettings", () => {
   it("refuses a rule it cannot parse, since ignoring a bad deny rule would allow what it meant to forbid", () => {
     const { project, env, shared } = layout();
     shared({ permissions: { deny: ["Bash(rm:*"] } });
-    expect(() => loadSettings(project, env)).toThrow(/settings\.json: permissions\.deny: .*"Bash\(rm:\*".*unbalanced/);
+    expect(() => loadSettings(project, env)).toThrow(
+      /settings\.json: permissions\.deny: .*"Bash\(rm:\*".*unbalanced/,
+    );
   });
 
   it("resolves additionalDirectories against the project", () => {

@@ -1,5 +1,4 @@
 import type { Command } from "commander";
-import { allTools } from "../../registry.js";
 
 /** The first sentence of a description, for one-line listings. */
 export function summary(description: string): string {
@@ -13,7 +12,8 @@ export function registerList(program: Command): void {
     .command("list")
     .description("list the built-in tools: name, permission level, what each does")
     .option("--json", "print JSON (name, level, aliases, description)")
-    .action((options: { json?: boolean }) => {
+    .action(async (options: { json?: boolean }) => {
+      const { allTools } = await import("../../registry.js");
       const tools = allTools();
       if (options.json) {
         const rows = tools.map((t) => ({

@@ -2,15 +2,14 @@ import { resolve } from "node:path";
 import { type Command, InvalidArgumentError } from "commander";
 import type { McpServerStatus } from "../../core/mcp-manager.js";
 import type { ContextFactory } from "../../mcp/server.js";
-import { loadSettings, SettingsError } from "../../settings/load.js";
+import type { StdioConnection } from "../../mcp/stdio-connection.js";
 import {
   addContextOptions,
   type ContextFlags,
-  contextFromFlags,
+  checkRuleFlags,
   EXIT_TOOL_ERROR,
   EXIT_USAGE,
-  mcpManagerFor,
-} from "../common.js";
+} from "../options.js";
 
 interface ServeFlags extends ContextFlags {
   http?: boolean;
@@ -34,13 +33,34 @@ function usageError(command: string, message: string): void {
   process.exitCode = EXIT_USAGE;
 }
 
-/** `cc-tools mcp`: the heavy modules (SDK, executor, tools) load inside the action, so other commands stay quick. */
+/**
+ * `cc-tools mcp`. Over stdio the client's opening (initialize, tools/list) is answered from build-time data
+ * while the SDK, the executor and the tools load; the heavy modules load only after that.
+ */
 async function serve(flags: ServeFlags): Promise<void> {
   const token = flags.token ?? process.env.CC_TOOLS_TOKEN;
+  const workingDir = resolve(flags.cwd ?? process.cwd());
+  const { loadSettings, SettingsError } = await import("../../settings/load.js");
+  let settings: ReturnType<typeof loadSettings>;
+  try {
+    settings = loadSettings(workingDir);
+    checkRuleFlags(flags);
+  } catch (error) {
+    if (error instanceof SettingsError) return usageError("mcp", error.message);
+    throw error;
+  }
+
+  let connection: StdioConnection | undefined;
+  if (!flags.http) {
+    const { StdioConnection, readOpening } = await import("../../mcp/stdio-connection.js");
+    connection = new StdioConnection(process.stdin, process.stdout, readOpening());
+    await connection.needsServer;
+  }
+
+  const { contextFromFlags, mcpManagerFor } = await import("../common.js");
   let manager: ReturnType<typeof mcpManagerFor>;
   try {
-    const workingDir = resolve(flags.cwd ?? process.cwd());
-    manager = mcpManagerFor(workingDir, loadSettings(workingDir));
+    manager = mcpManagerFor(workingDir, settings);
   } catch (error) {
     if (error instanceof SettingsError) return usageError("mcp", error.message);
     throw error;
@@ -50,9 +70,9 @@ async function serve(flags: ServeFlags): Promise<void> {
   // Other servers' tools join the list when they connect (clients hear tools/list_changed).
   if (manager) setImmediate(() => void manager.connect());
 
-  if (!flags.http) {
+  if (connection) {
     const { serveToolsOverStdio } = await import("../../mcp/serve-stdio.js");
-    await serveToolsOverStdio(makeContext, manager);
+    await serveToolsOverStdio(makeContext, manager, connection);
     return;
   }
   const { isLoopback, serveToolsOverHttp } = await import("../../mcp/serve-http.js");
@@ -107,6 +127,10 @@ function printStatuses(statuses: McpServerStatus[]): void {
 /** `cc-tools mcp-servers`: connects every configured server once and reports what happened. */
 async function listServers(flags: { cwd?: string; json?: boolean }): Promise<void> {
   const workingDir = resolve(flags.cwd ?? process.cwd());
+  const [{ loadSettings, SettingsError }, { mcpManagerFor }] = await Promise.all([
+    import("../../settings/load.js"),
+    import("../common.js"),
+  ]);
   let manager: ReturnType<typeof mcpManagerFor>;
   try {
     manager = mcpManagerFor(workingDir, loadSettings(workingDir));

@@ -1,19 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { Command } from "commander";
 import type { ToolResult } from "../../core/result.js";
-import { runTool } from "../../executor/run.js";
-import { createTerminalHandler } from "../../permissions/handlers.js";
-import { SettingsError } from "../../settings/load.js";
-import {
-  addContextOptions,
-  type ContextFlags,
-  contextFromFlags,
-  EXIT_OK,
-  EXIT_TOOL_ERROR,
-  EXIT_USAGE,
-  openSession,
-  saveSession,
-} from "../common.js";
+import { addContextOptions, type ContextFlags, EXIT_OK, EXIT_TOOL_ERROR, EXIT_USAGE } from "../options.js";
 
 interface RunFlags extends ContextFlags {
   json?: boolean;
@@ -76,6 +64,17 @@ Exit codes: 0 success, 1 the tool reported an error, 2 bad usage.`,
   command.action(async (name: string, inputArg: string | undefined, flags: RunFlags) => {
     const input = readInput(inputArg);
     if (!input.ok) return usageError(input.message);
+    const [
+      { runTool },
+      { createTerminalHandler },
+      { SettingsError },
+      { contextFromFlags, openSession, saveSession },
+    ] = await Promise.all([
+      import("../../executor/run.js"),
+      import("../../permissions/handlers.js"),
+      import("../../settings/load.js"),
+      import("../common.js"),
+    ]);
     const session = openSession(flags.session);
     // A person at a terminal is asked; with piped input, or in CI, an ask becomes a denial that says why.
     const interactive =

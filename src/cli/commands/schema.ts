@@ -1,15 +1,5 @@
 import type { Command } from "commander";
-import { allTools, closestToolNames, findTool } from "../../registry.js";
-import { EXIT_USAGE } from "../common.js";
-
-export function unknownToolMessage(name: string): string {
-  const close = closestToolNames(
-    name,
-    allTools().map((t) => t.name),
-  );
-  const hint = close.length > 0 ? ` Did you mean ${close.join(", ")}?` : "";
-  return `cc-tools: no tool named "${name}".${hint} Run 'cc-tools list' to see them all.\n`;
-}
+import { EXIT_USAGE } from "../options.js";
 
 export function registerSchema(program: Command): void {
   program
@@ -17,10 +7,18 @@ export function registerSchema(program: Command): void {
     .description("print a tool's input JSON Schema (draft-07), as models and MCP clients see it")
     .argument("<tool>", "tool name, e.g. Read")
     .option("--definition", "print the whole definition (name, description, input_schema)")
-    .action((name: string, options: { definition?: boolean }) => {
+    .action(async (name: string, options: { definition?: boolean }) => {
+      const { allTools, closestToolNames, findTool } = await import("../../registry.js");
       const tool = findTool(name);
       if (!tool) {
-        process.stderr.write(unknownToolMessage(name));
+        const close = closestToolNames(
+          name,
+          allTools().map((t) => t.name),
+        );
+        const hint = close.length > 0 ? ` Did you mean ${close.join(", ")}?` : "";
+        process.stderr.write(
+          `cc-tools: no tool named "${name}".${hint} Run 'cc-tools list' to see them all.\n`,
+        );
         process.exitCode = EXIT_USAGE;
         return;
       }

@@ -208,6 +208,7 @@ describe("Bash", () => {
       kind: "command",
       command: "ls && rm x",
       shell: "bash",
+      cwd: ctx.workingDir,
     });
     expect(tool.isConcurrencySafe({ command: "ls" })).toBe(false);
   });

@@ -32,6 +32,7 @@ describe("PowerShell", () => {
       kind: "command",
       command: "Remove-Item x",
       shell: "powershell",
+      cwd: expect.any(String),
     });
   });
 
