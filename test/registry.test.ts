@@ -8,7 +8,7 @@ interface CompatSchema {
 }
 
 const compat = JSON.parse(
-  readFileSync(new URL("../../shared/compat/claude-code-tool-inputs.json", import.meta.url), "utf8"),
+  readFileSync(new URL("./fixtures/compat/claude-code-tool-inputs.json", import.meta.url), "utf8"),
 ) as { tools: Record<string, { inputSchema: CompatSchema }> };
 
 describe("registry", () => {
