@@ -7,6 +7,12 @@ import { registerRun } from "./commands/run.js";
 import { registerSchema } from "./commands/schema.js";
 import { EXIT_USAGE } from "./options.js";
 
+// `cc-tools list | head` closes the pipe early; that ends the output, it is not a crash.
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code === "EPIPE") process.exit(0);
+  throw error;
+});
+
 const program = new Command()
   .name("cc-tools")
   .description("Claude Code's tools for any agent: run them from the shell, or serve them over MCP.")

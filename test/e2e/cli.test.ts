@@ -1,9 +1,10 @@
+import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { allTools } from "../../src/registry.js";
 import { tempDir } from "../helpers/context.js";
-import { cli } from "./cli.js";
+import { CLI, cli } from "./cli.js";
 
 function workspace() {
   const dir = tempDir();
@@ -28,6 +29,14 @@ describe("cc-tools CLI", () => {
     expect(lines).toHaveLength(allTools().length);
     for (const tool of allTools())
       expect(stdout).toMatch(new RegExp(`^${tool.name} +${tool.permissionLevel} `, "m"));
+  });
+
+  it("stops quietly when its output pipe closes early", () => {
+    const result = spawnSync("bash", ["-c", `"${process.execPath}" "${CLI}" list | head -1`], {
+      encoding: "utf8",
+    });
+    expect(result.stdout.split("\n").filter(Boolean)).toHaveLength(1);
+    expect(result.stderr).not.toContain("EPIPE");
   });
 
   it("prints a tool's JSON Schema and rejects unknown tools with exit code 2", () => {
