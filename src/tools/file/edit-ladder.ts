@@ -97,30 +97,69 @@ function straightenQuotes(text: string): string {
 }
 
 /** Straight quotes to typographic ones: opening after a space or bracket, closing (and apostrophes) elsewhere. */
-function curlQuotes(text: string, quote: "'" | '"'): string {
+function curlQuotes(text: string, quote: "'" | '"', before: string): string {
   const [open, close] = quote === "'" ? ["\u2018", "\u2019"] : ["\u201c", "\u201d"];
   let out = "";
   for (let i = 0; i < text.length; i++) {
     const c = text[i]!;
+    const previous = i === 0 ? before : text[i - 1]!;
     if (c !== quote) out += c;
-    else out += i === 0 || /[\s([{\u2014-]/.test(text[i - 1]!) ? open : close;
+    else out += previous === "" || /[\s([{\u2014-]/.test(previous) ? open : close;
   }
   return out;
 }
 
-/** Gives new_string the quote style the file uses where old_string differed from it. */
-function matchQuoteStyle(newString: string, oldString: string, region: string): string {
-  let out = newString;
+/** How a matched region writes one kind of quote: only curly, only straight, both, or not at all. */
+function quoteStyle(
+  region: string,
+  quote: "'" | '"',
+  curly: RegExp,
+): "curly" | "straight" | "mixed" | "none" {
+  const hasCurly = new RegExp(curly.source).test(region);
+  const hasStraight = region.includes(quote);
+  if (hasCurly && hasStraight) return "mixed";
+  return hasCurly ? "curly" : hasStraight ? "straight" : "none";
+}
+
+/**
+ * Text new_string adds (not copied from old_string), in the region's quote style where it has only one;
+ * `before` is the character preceding it, which decides whether a quote at its start opens or closes.
+ */
+function styleInserted(text: string, region: string, before: string): string {
+  let out = text;
   for (const [quote, curly] of [
     ["'", CURLY_SINGLE],
     ['"', CURLY_DOUBLE],
   ] as const) {
-    const regionCurly = new RegExp(curly.source).test(region);
-    const oldCurly = new RegExp(curly.source).test(oldString);
-    if (regionCurly && !oldCurly && oldString.includes(quote)) out = curlQuotes(out, quote);
-    else if (!regionCurly && oldCurly) out = out.replace(new RegExp(curly.source, "g"), quote);
+    const style = quoteStyle(region, quote, curly);
+    if (style === "curly") out = curlQuotes(out, quote, before);
+    else if (style === "straight") out = out.replace(new RegExp(curly.source, "g"), quote);
   }
   return out;
+}
+
+/**
+ * new_string with the file's quote characters. The parts new_string keeps from old_string (its common
+ * head and tail) take the exact characters of the matched region, so a file that mixes styles (straight
+ * delimiters around a curly apostrophe) keeps each quote as it was; only the text in between is new, and it
+ * follows the region's style when the region has just one.
+ */
+function matchQuoteStyle(newString: string, oldString: string, region: string): string {
+  const limit = Math.min(oldString.length, newString.length);
+  let head = 0;
+  while (head < limit && oldString[head] === newString[head]) head++;
+  let tail = 0;
+  while (
+    tail < limit - head &&
+    oldString[oldString.length - 1 - tail] === newString[newString.length - 1 - tail]
+  )
+    tail++;
+  const middle = newString.slice(head, newString.length - tail);
+  return (
+    region.slice(0, head) +
+    styleInserted(middle, region, region.slice(0, head).slice(-1)) +
+    region.slice(region.length - tail)
+  );
 }
 
 // ---- line-based rungs ----

@@ -63,6 +63,25 @@ describe("edit ladder", () => {
     });
   });
 
+  it("rung 4 keeps each quote of a mixed-style region as the file has it", () => {
+    // Straight delimiters around a curly apostrophe: curling every quote would break the code.
+    const view = "def bar():\n    return 'it\u2019s'\n";
+    expect(edit(view, "return 'it's'", "return 'it's ok'")).toEqual({
+      rung: "quotes",
+      text: "def bar():\n    return 'it\u2019s ok'\n",
+    });
+    // Quotes new_string adds follow the region when it uses one style only.
+    expect(edit("say(\u201chi\u201d)\n", 'say("hi")', 'say("hi", "there")')).toEqual({
+      rung: "quotes",
+      text: "say(\u201chi\u201d, \u201cthere\u201d)\n",
+    });
+    // ...and are left alone when the region mixes styles.
+    expect(edit("f('it\u2019s')\n", "f('it's')", "f('it's', 'x')")).toEqual({
+      rung: "quotes",
+      text: "f('it\u2019s', 'x')\n",
+    });
+  });
+
   it("rung 5: line-number prefixes copied from Read", () => {
     expect(edit("a\nb\nc\n", "2\tb\n3\tc", "2\tB\n3\tC")).toEqual({
       rung: "line-numbers",
