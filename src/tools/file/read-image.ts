@@ -1,3 +1,4 @@
+import { ToolError } from "../../core/errors.js";
 import type { ContentBlock } from "../../core/result.js";
 
 /**
@@ -24,7 +25,33 @@ export interface ShownImage {
   note?: string;
 }
 
-export async function imageForModel(bytes: Buffer, mediaType: ImageMediaType): Promise<ShownImage> {
+/** Side of the thumbnail decoded to prove an image is whole; decoding reads every pixel row. */
+const PROBE_SIZE = 1;
+
+/**
+ * Decodes the whole image (into a 1-pixel thumbnail) so a truncated or corrupt file is refused here: an
+ * image the model's API cannot decode would fail the whole conversation, not just this call.
+ */
+async function requireDecodable(path: string, bytes: Buffer, mediaType: ImageMediaType): Promise<void> {
+  const { default: sharp } = await import("sharp");
+  try {
+    await sharp(bytes).resize(PROBE_SIZE, PROBE_SIZE, { fit: "fill" }).raw().toBuffer();
+  } catch (error) {
+    const reason = (error as Error).message.split("\n")[0]!.replace(/[\s:]+$/, "");
+    const format = mediaType.slice("image/".length).toUpperCase();
+    throw new ToolError(
+      `${path} has the header of a ${format} image but cannot be decoded (${reason}): it is probably truncated or corrupt. ` +
+        "Check it with Bash (file, or ls -l for its size), or regenerate it.",
+    );
+  }
+}
+
+export async function imageForModel(
+  path: string,
+  bytes: Buffer,
+  mediaType: ImageMediaType,
+): Promise<ShownImage> {
+  await requireDecodable(path, bytes, mediaType);
   const { default: sharp } = await import("sharp");
   const meta = await sharp(bytes).metadata();
   const width = meta.width ?? 0;

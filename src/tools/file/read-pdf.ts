@@ -1,4 +1,4 @@
-import { InputError } from "../../core/errors.js";
+import { InputError, ToolError } from "../../core/errors.js";
 
 /** PDF text per page, with page markers. pdf-parse (and pdf.js under it) is loaded only when a PDF is read. */
 
@@ -27,35 +27,58 @@ export interface PdfText {
   totalPages: number;
 }
 
-export async function pdfText(bytes: Buffer, pagesSpec: string | undefined): Promise<PdfText> {
+/** pdf.js's own failures (a broken or locked file) as errors that say what to do instead. */
+function unreadable(path: string, error: unknown): ToolError {
+  const { name, message } = error as Error;
+  if (name === "PasswordException") {
+    return new ToolError(
+      `${path} is password-protected, so its text cannot be read. Decrypt it first (e.g. qpdf --decrypt with the password) and Read the copy.`,
+    );
+  }
+  return new ToolError(
+    `${path} starts like a PDF but cannot be parsed (${message}): it is probably truncated or corrupt. ` +
+      "Check it with Bash (file, ls -l), or try another extractor such as pdftotext.",
+  );
+}
+
+async function extract(
+  parser: InstanceType<typeof import("pdf-parse")["PDFParse"]>,
+  pagesSpec: string | undefined,
+): Promise<PdfText> {
+  const { total } = await parser.getInfo();
+  const requested = pagesSpec === undefined ? undefined : parsePageRanges(pagesSpec);
+  const beyond = requested?.filter((p) => p > total) ?? [];
+  if (beyond.length > 0)
+    throw new InputError(
+      `The PDF has ${total} pages; page ${beyond[0]} does not exist. Ask for pages 1-${total}.`,
+    );
+  if (requested && requested.length > MAX_PDF_PAGES_PER_READ) {
+    throw new InputError(
+      `Ask for at most ${MAX_PDF_PAGES_PER_READ} pages per Read (you asked for ${requested.length}).`,
+    );
+  }
+  const pages = requested ?? Array.from({ length: Math.min(total, MAX_PDF_PAGES_PER_READ) }, (_, i) => i + 1);
+  const result = await parser.getText({ partial: pages, pageJoiner: "" });
+  const parts = result.pages.map(
+    (p) =>
+      `--- Page ${p.num} of ${total} ---\n${p.text.trim() || "[no extractable text on this page: it may be a scanned image]"}`,
+  );
+  if (!requested && total > pages.length) {
+    parts.push(
+      `[Pages 1-${pages.length} of ${total} shown. Read the rest with pages, e.g. pages: "${pages.length + 1}-${Math.min(total, 2 * pages.length)}".]`,
+    );
+  }
+  return { text: parts.join("\n\n"), totalPages: total };
+}
+
+export async function pdfText(path: string, bytes: Buffer, pagesSpec: string | undefined): Promise<PdfText> {
   const { PDFParse } = await import("pdf-parse");
   const parser = new PDFParse({ data: new Uint8Array(bytes) });
   try {
-    const { total } = await parser.getInfo();
-    const requested = pagesSpec === undefined ? undefined : parsePageRanges(pagesSpec);
-    const beyond = requested?.filter((p) => p > total) ?? [];
-    if (beyond.length > 0)
-      throw new InputError(
-        `The PDF has ${total} pages; page ${beyond[0]} does not exist. Ask for pages 1-${total}.`,
-      );
-    if (requested && requested.length > MAX_PDF_PAGES_PER_READ) {
-      throw new InputError(
-        `Ask for at most ${MAX_PDF_PAGES_PER_READ} pages per Read (you asked for ${requested.length}).`,
-      );
-    }
-    const pages =
-      requested ?? Array.from({ length: Math.min(total, MAX_PDF_PAGES_PER_READ) }, (_, i) => i + 1);
-    const result = await parser.getText({ partial: pages, pageJoiner: "" });
-    const parts = result.pages.map(
-      (p) =>
-        `--- Page ${p.num} of ${total} ---\n${p.text.trim() || "[no extractable text on this page: it may be a scanned image]"}`,
-    );
-    if (!requested && total > pages.length) {
-      parts.push(
-        `[Pages 1-${pages.length} of ${total} shown. Read the rest with pages, e.g. pages: "${pages.length + 1}-${Math.min(total, 2 * pages.length)}".]`,
-      );
-    }
-    return { text: parts.join("\n\n"), totalPages: total };
+    return await extract(parser, pagesSpec);
+  } catch (error) {
+    if (error instanceof InputError) throw error;
+    throw unreadable(path, error);
   } finally {
     await parser.destroy();
   }

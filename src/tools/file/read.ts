@@ -117,7 +117,7 @@ async function readContent(path: string, input: ReadInput, ctx: ToolCallContext)
   const record = (view?: string) => ctx.session.get(readStateSlot).recordRead(path, contentHash(bytes), view);
   switch (kind.kind) {
     case "image": {
-      const image = await imageForModel(bytes, kind.mediaType);
+      const image = await imageForModel(path, bytes, kind.mediaType);
       record();
       const blocks: ContentBlock[] = image.note
         ? [...image.blocks, { type: "text", text: image.note }]
@@ -125,7 +125,7 @@ async function readContent(path: string, input: ReadInput, ctx: ToolCallContext)
       return ToolResult.success(blocks, { path, mediaType: kind.mediaType });
     }
     case "pdf": {
-      const pdf = await pdfText(bytes, input.pages);
+      const pdf = await pdfText(path, bytes, input.pages);
       record();
       return ToolResult.success(pdf.text, { path, totalPages: pdf.totalPages });
     }

@@ -195,6 +195,28 @@ describe("Read: images, PDFs, notebooks", () => {
     expect((await call(ctx, "Read", { file_path: "doc.pdf", pages: "7" })).text).toMatch(/has 3 pages/);
   }, 30_000);
 
+  it("refuses a truncated image with a way out instead of passing it to the model", async () => {
+    const { default: sharp } = await import("sharp");
+    const png = await sharp({ create: { width: 64, height: 64, channels: 3, background: "#00f" } })
+      .png()
+      .toBuffer();
+    const { ctx } = setup("cut.png", png.subarray(0, 60));
+    const result = await call(ctx, "Read", { file_path: "cut.png" });
+    expect(result.isError).toBe(true);
+    expect(result.text).toMatch(
+      /cut\.png has the header of a PNG image but cannot be decoded .*truncated or corrupt/,
+    );
+    expect(result.text).not.toMatch(/unexpected/);
+  });
+
+  it("refuses a corrupt PDF with a way out, not an unexpected failure", async () => {
+    const { ctx } = setup("broken.pdf", "%PDF-1.4\nthis is not really a pdf");
+    const result = await call(ctx, "Read", { file_path: "broken.pdf" });
+    expect(result.isError).toBe(true);
+    expect(result.text).toMatch(/broken\.pdf starts like a PDF but cannot be parsed .*pdftotext/);
+    expect(result.text).not.toMatch(/unexpected/);
+  }, 30_000);
+
   it("returns every notebook cell with its id, type, source and outputs, images as image blocks", async () => {
     const nb = {
       nbformat: 4,
