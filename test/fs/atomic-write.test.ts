@@ -1,5 +1,14 @@
 import { spawn } from "node:child_process";
-import { chmodSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  linkSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -49,6 +58,39 @@ describe("atomicWrite", () => {
     expect(readFileSync(path, "utf8")).toBe("c");
     expect(statSync(path).mode & 0o777).toBe(0o640);
     expect(readdirSync(join(dir, "x"))).toEqual(["y.txt"]);
+  });
+
+  it("removes temp files a killed writer left behind, but not recent ones or other files", async () => {
+    const dir = tempDir();
+    const path = join(dir, "y.txt");
+    writeFileSync(path, "old");
+    const stale = join(dir, ".y.txt.0123456789ab.tmp");
+    const recent = join(dir, ".y.txt.ba9876543210.tmp");
+    const unrelated = join(dir, ".y.txt.mine.tmp");
+    for (const p of [stale, recent, unrelated]) writeFileSync(p, "partial");
+    const hourAgo = Date.now() / 1000 - 3600;
+    utimesSync(stale, hourAgo, hourAgo);
+    utimesSync(unrelated, hourAgo, hourAgo);
+    await atomicWrite(path, Buffer.from("new"));
+    expect(readdirSync(dir).sort()).toEqual([".y.txt.ba9876543210.tmp", ".y.txt.mine.tmp", "y.txt"]);
+  });
+
+  it("reports other hard links, which keep the old content", async () => {
+    const dir = tempDir();
+    const path = join(dir, "a.txt");
+    writeFileSync(path, "old");
+    linkSync(path, join(dir, "b.txt"));
+    expect((await atomicWrite(path, Buffer.from("new"))).separatedLinks).toBe(1);
+    expect(readFileSync(join(dir, "b.txt"), "utf8")).toBe("old");
+    expect((await atomicWrite(path, Buffer.from("newer"))).separatedLinks).toBe(0);
+  });
+
+  it.skipIf(process.getuid?.() !== 0)("keeps the owner of the file it replaces (when root)", async () => {
+    const path = join(tempDir(), "owned.txt");
+    writeFileSync(path, "old");
+    chownSync(path, 1234, 2345);
+    await atomicWrite(path, Buffer.from("new"));
+    expect(statSync(path)).toMatchObject({ uid: 1234, gid: 2345 });
   });
 
   it("leaves the old or the new file, never a partial one, when the writer is killed mid-Write", async () => {

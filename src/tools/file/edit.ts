@@ -107,6 +107,7 @@ async function createFile(
   await writeAndRecord(ctx, target, bytes, input.new_string.replaceAll("\r\n", "\n"), {
     createParents: true,
   });
+  // A file just created has no other links, so the write has nothing to add.
   return ToolResult.success(`Created ${path} with the new_string as its content.`, {
     path: target,
     created: true,
@@ -161,7 +162,7 @@ export const editTool = defineTool({
       const newLength =
         decoded.view.length + splices.reduce((n, s) => n + s.text.length - (s.end - s.start), 0);
       // The new text is built only when the read-state would keep it.
-      await writeAndRecord(
+      const note = await writeAndRecord(
         ctx,
         target,
         bytes,
@@ -170,7 +171,7 @@ export const editTool = defineTool({
       const what = input.replace_all ? `replaced all ${splices.length} occurrences` : "replaced 1 occurrence";
       const how = rung === "exact" ? "" : ` Matched after ${RUNG_DESCRIPTIONS[rung]}.`;
       return ToolResult.success(
-        `Updated ${path}: ${what}.${how} The changed lines now read:\n${summary.excerpt}`,
+        `Updated ${path}: ${what}.${how}${note && ` ${note}`} The changed lines now read:\n${summary.excerpt}`,
         {
           path: target,
           rung,

@@ -77,7 +77,8 @@ export function requireFreshRead(
 
 /**
  * Writes `bytes` atomically and records them as read: content this session wrote is content the model
- * knows. The hash is computed while the disk flushes.
+ * knows. The hash is computed while the disk flushes. Returns a note for the result when the write did
+ * something the caller should hear about (other hard links left with the old content), else "".
  */
 export async function writeAndRecord(
   ctx: ToolContext,
@@ -85,13 +86,19 @@ export async function writeAndRecord(
   bytes: Uint8Array,
   view: string | undefined,
   options: Pick<AtomicWriteOptions, "createParents"> = {},
-): Promise<void> {
+): Promise<string> {
   let hash = "";
-  await atomicWrite(target, bytes, {
+  const { separatedLinks } = await atomicWrite(target, bytes, {
     ...options,
     whileSyncing: () => {
       hash = contentHash(bytes);
     },
   });
   ctx.session.get(readStateSlot).recordWrite(target, hash, view);
+  if (separatedLinks === 0) return "";
+  const links = separatedLinks === 1 ? "another hard link" : `${separatedLinks} other hard links`;
+  return (
+    `The file had ${links}, which still hold${separatedLinks === 1 ? "s" : ""} the old content: the write ` +
+    "replaced this name only, so that it could be atomic."
+  );
 }

@@ -181,8 +181,8 @@ async function editNotebook(
       `The edit would leave ${path} invalid (${problems.join("; ")}), so nothing was written.`,
     );
   const bytes = spliceBytes(decoded, [splice]);
-  await writeAndRecord(ctx, target, bytes, edited);
-  return ToolResult.success(`${summary} in ${path}.`, {
+  const note = await writeAndRecord(ctx, target, bytes, edited);
+  return ToolResult.success(`${summary} in ${path}.${note && ` ${note}`}`, {
     path: target,
     editMode: input.edit_mode ?? "replace",
   });

@@ -50,10 +50,12 @@ export const writeTool = defineTool({
       }
       const bytes = encodeText(input.content, format);
       const view = input.content.replaceAll("\r\n", "\n");
-      await writeAndRecord(ctx, target, bytes, view, { createParents: true });
+      notes.push(await writeAndRecord(ctx, target, bytes, view, { createParents: true }));
       const lines = lineCount(view);
       const verb = current ? "Updated" : "Created";
-      const text = [`${verb} ${path} (${lines} ${lines === 1 ? "line" : "lines"}).`, ...notes].join(" ");
+      const text = [`${verb} ${path} (${lines} ${lines === 1 ? "line" : "lines"}).`, ...notes]
+        .filter((note) => note !== "")
+        .join(" ");
       return ToolResult.success(text, { path: target, created: !current, lines, bytes: bytes.length });
     });
   },

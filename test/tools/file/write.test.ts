@@ -1,4 +1,4 @@
-import { chmodSync, lstatSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, linkSync, lstatSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { call, fileContext } from "./util.js";
@@ -75,5 +75,19 @@ describe("Write", () => {
     expect(readFileSync(target, "utf8")).toBe("new\n");
     expect(lstatSync(join(ctx.workingDir, "link.sh")).isSymbolicLink()).toBe(true);
     expect(statSync(target).mode & 0o777).toBe(0o751);
+  });
+
+  it("says when other hard links to the file keep the old content", async () => {
+    const ctx = fileContext();
+    const path = join(ctx.workingDir, "shared.txt");
+    writeFileSync(path, "old\n");
+    linkSync(path, join(ctx.workingDir, "twin.txt"));
+    await call(ctx, "Read", { file_path: path });
+    const result = await call(ctx, "Write", { file_path: path, content: "new\n" });
+    expect(result.text).toBe(
+      `Updated ${path} (1 line). The file had another hard link, which still holds the old content: ` +
+        "the write replaced this name only, so that it could be atomic.",
+    );
+    expect(readFileSync(join(ctx.workingDir, "twin.txt"), "utf8")).toBe("old\n");
   });
 });
