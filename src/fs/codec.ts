@@ -8,7 +8,9 @@ import { isUtf8 } from "node:buffer";
  */
 
 export type Encoding = "utf8" | "utf16le" | "utf16be" | "latin1";
-export type LineEndingStyle = "lf" | "crlf" | "mixed";
+/** "cr" is the classic Mac style: lone CRs and no LF anywhere. */
+export type LineEndingStyle = "lf" | "crlf" | "cr" | "mixed";
+export type Newline = "\n" | "\r\n" | "\r";
 
 export interface TextFormat {
   encoding: Encoding;
@@ -16,13 +18,13 @@ export interface TextFormat {
   /** The style of the file's line breaks; a file without any counts as LF. */
   eol: LineEndingStyle;
   /** The ending to use for new lines: the file's own one, the more common one when mixed. */
-  newline: "\n" | "\r\n";
+  newline: Newline;
   finalNewline: boolean;
 }
 
 export interface DecodedText {
   bytes: Buffer;
-  /** The decoded text with every CRLF shown as LF. */
+  /** The decoded text with every CRLF (or, in a CR file, every CR) shown as LF. */
   view: string;
   format: TextFormat;
   /** Ascending view offsets of the LFs that are CRLF in the file. */
@@ -38,6 +40,11 @@ export const MAX_DECODED_FILE_BYTES = 64 * 1024 * 1024;
 const SNIFF_BYTES = 8192;
 /** Share of control characters above which an 8-bit file is taken for binary, not legacy text. */
 const MAX_CONTROL_SHARE = 0.05;
+/**
+ * Share of characters whose high byte is zero above which BOM-less data with NULs is taken for UTF-16:
+ * true of Latin-script text, never of a file whose other byte of each pair is also zero somewhere.
+ */
+const MIN_UTF16_ZERO_SHARE = 0.5;
 
 const BOMS: ReadonlyArray<{ encoding: Encoding; bytes: readonly number[] }> = [
   { encoding: "utf8", bytes: [0xef, 0xbb, 0xbf] },
@@ -61,14 +68,49 @@ function isStrayControl(byte: number): boolean {
   );
 }
 
+/** Too many control characters for text; `units` are bytes or UTF-16 code units. */
+function tooManyControls(units: ArrayLike<number>, isControl: (unit: number) => boolean): boolean {
+  let control = 0;
+  for (let i = 0; i < units.length; i++) if (isControl(units[i]!)) control++;
+  return control > units.length * MAX_CONTROL_SHARE;
+}
+
+/** In UTF-16 text, also the C1 controls and the noncharacters that byte-swapped data decodes to. */
+const isStrayUtf16 = (unit: number) =>
+  isStrayControl(unit) || (unit >= 0x80 && unit < 0xa0) || unit === 0xfffe || unit === 0xffff;
+
+/**
+ * UTF-16 without a BOM (written by some Windows tools): the zero high byte of Latin-script characters
+ * sits at every odd offset (LE) or every even one (BE), and the other byte of a pair is never zero.
+ * Decided from the sample, then confirmed by decoding it: no NULs, few control characters.
+ */
+function utf16WithoutBom(sample: Buffer): "utf16le" | "utf16be" | undefined {
+  const pairs = sample.length >> 1;
+  if (pairs < 2) return undefined;
+  let evenZeros = 0;
+  let oddZeros = 0;
+  for (let i = 0; i < pairs; i++) {
+    if (sample[2 * i] === 0) evenZeros++;
+    if (sample[2 * i + 1] === 0) oddZeros++;
+  }
+  const encoding =
+    evenZeros === 0 && oddZeros >= pairs * MIN_UTF16_ZERO_SHARE
+      ? "utf16le"
+      : oddZeros === 0 && evenZeros >= pairs * MIN_UTF16_ZERO_SHARE
+        ? "utf16be"
+        : undefined;
+  if (!encoding) return undefined;
+  const text = decodeBody(sample.subarray(0, 2 * pairs), encoding);
+  const units = Array.from({ length: text.length }, (_, i) => text.charCodeAt(i));
+  return units.includes(0) || tooManyControls(units, isStrayUtf16) ? undefined : encoding;
+}
+
 /** True when the bytes look like text in some encoding the codec reads; false for binary data. */
 export function looksLikeText(bytes: Buffer): boolean {
   if (bomOf(bytes)) return true;
   const sample = bytes.subarray(0, SNIFF_BYTES);
-  if (sample.includes(0)) return false;
-  let control = 0;
-  for (const byte of sample) if (isStrayControl(byte)) control++;
-  return control <= sample.length * MAX_CONTROL_SHARE;
+  if (sample.includes(0)) return utf16WithoutBom(sample) !== undefined;
+  return !tooManyControls(sample, isStrayControl);
 }
 
 /**
@@ -78,6 +120,10 @@ export function looksLikeText(bytes: Buffer): boolean {
 export function detectEncoding(bytes: Buffer, partial = false): { encoding: Encoding; bom: boolean } {
   const bom = bomOf(bytes);
   if (bom) return { encoding: bom.encoding, bom: true };
+  // A whole file of UTF-16 has an even length; a sample may be cut anywhere.
+  const sniffed = bytes.subarray(0, SNIFF_BYTES);
+  const utf16 = (partial || bytes.length % 2 === 0) && sniffed.includes(0) && utf16WithoutBom(sniffed);
+  if (utf16) return { encoding: utf16, bom: false };
   const sample = partial ? bytes.subarray(0, Math.max(0, bytes.length - 3)) : bytes;
   return { encoding: isUtf8(sample) ? "utf8" : "latin1", bom: false };
 }
@@ -103,10 +149,16 @@ export function canEncode(text: string, encoding: Encoding): boolean {
 export function decodeText(bytes: Buffer): DecodedText | undefined {
   if (!looksLikeText(bytes)) return undefined;
   const { encoding, bom } = detectEncoding(bytes);
+  // NULs in 8-bit text: the sample looked like UTF-16, but the whole file (of odd length) is not.
+  if (!bom && encoding !== "utf16le" && encoding !== "utf16be" && bytes.subarray(0, SNIFF_BYTES).includes(0))
+    return undefined;
   const raw = decodeBody(bytes.subarray(bom ? bomBytes(encoding).length : 0), encoding);
   const crlfAt: number[] = [];
   let view = raw;
-  if (raw.includes("\r\n")) {
+  // A classic Mac file: its CRs show as LFs, one for one, so every offset stays where it was.
+  const loneCr = !raw.includes("\n") && raw.includes("\r");
+  if (loneCr) view = raw.replaceAll("\r", "\n");
+  else if (raw.includes("\r\n")) {
     const parts = raw.split("\r\n");
     let offset = 0;
     for (let i = 0; i < parts.length - 1; i++) {
@@ -124,8 +176,8 @@ export function decodeText(bytes: Buffer): DecodedText | undefined {
     format: {
       encoding,
       bom,
-      eol: crlfAt.length === 0 ? "lf" : bareLf > 0 ? "mixed" : "crlf",
-      newline: crlfAt.length > bareLf ? "\r\n" : "\n",
+      eol: loneCr ? "cr" : crlfAt.length === 0 ? "lf" : bareLf > 0 ? "mixed" : "crlf",
+      newline: loneCr ? "\r" : crlfAt.length > bareLf ? "\r\n" : "\n",
       finalNewline: view.endsWith("\n"),
     },
   };
@@ -212,9 +264,10 @@ export function spliceBytes(file: DecodedText, splices: readonly Splice[]): Buff
   return Buffer.concat(pieces);
 }
 
-/** Encodes a whole text (LF line breaks unless it carries its own CRLFs) in a format. */
+/** Encodes a whole text (LF line breaks unless it carries its own CRLFs or CRs) in a format. */
 export function encodeText(text: string, format: Pick<TextFormat, "encoding" | "bom" | "newline">): Buffer {
-  const body = format.newline === "\r\n" && !text.includes("\r\n") ? text.replaceAll("\n", "\r\n") : text;
+  const ownEndings = text.includes(format.newline === "\r\n" ? "\r\n" : "\r");
+  const body = format.newline !== "\n" && !ownEndings ? text.replaceAll("\n", format.newline) : text;
   const encoded = encodeBody(body, format.encoding);
   return format.bom ? Buffer.concat([bomBytes(format.encoding), encoded]) : encoded;
 }

@@ -87,6 +87,6 @@ export function newFileFormat(file: string): NewFileFormat {
   return {
     encoding: charset?.encoding ?? DEFAULT_FORMAT.encoding,
     bom: charset?.bom ?? DEFAULT_FORMAT.bom,
-    newline: eol === "crlf" ? "\r\n" : eol === "lf" ? "\n" : DEFAULT_FORMAT.newline,
+    newline: eol === "crlf" ? "\r\n" : eol === "cr" ? "\r" : eol === "lf" ? "\n" : DEFAULT_FORMAT.newline,
   };
 }

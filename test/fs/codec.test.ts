@@ -28,6 +28,31 @@ describe("codec", () => {
 
   it("takes NUL-bearing data for binary", () => {
     expect(decodeText(Buffer.from([0x00, 0x01, 0x02, 0x41]))).toBeUndefined();
+    // Little-endian 16-bit numbers look like UTF-16 by their zero bytes, but decode to control characters.
+    expect(
+      decodeText(Buffer.from(Uint16Array.from({ length: 64 }, (_, i) => i % 20).buffer)),
+    ).toBeUndefined();
+    // An odd length cannot be UTF-16, whatever its first bytes suggest.
+    expect(decodeText(Buffer.concat([Buffer.from("hello", "utf16le"), Buffer.from([0x41])]))).toBeUndefined();
+  });
+
+  it("reads UTF-16 without a BOM and lone-CR (classic Mac) files as text", () => {
+    expect(decodeText(CORPUS["utf16le-no-bom"])).toMatchObject({
+      view: "alpha\nbeta target here\n",
+      format: { encoding: "utf16le", bom: false, eol: "crlf" },
+    });
+    expect(decodeText(CORPUS["utf16be-no-bom"])!.format).toMatchObject({ encoding: "utf16be", bom: false });
+    expect(decodeText(CORPUS["lone-cr"])).toMatchObject({
+      view: "alpha\nbeta target here\ngamma\n",
+      format: { eol: "cr", newline: "\r", finalNewline: true },
+    });
+  });
+
+  it("gives lines inserted in a lone-CR file CR endings", () => {
+    const decoded = decodeText(CORPUS["lone-cr"])!;
+    const out = spliceBytes(decoded, [spliceAt(decoded.view, "gamma", "gamma\ndelta")]);
+    expect(out.toString()).toBe("alpha\rbeta target here\rgamma\rdelta\r");
+    expect(encodeText("a\nb\n", decoded.format).toString()).toBe("a\rb\r");
   });
 
   for (const [name, bytes] of Object.entries(CORPUS)) {
