@@ -140,9 +140,10 @@ export function encodeBody(text: string, encoding: Encoding): Buffer {
   return Buffer.from(text, "utf16le").swap16();
 }
 
-/** True when every character of `text` survives a round trip through `encoding`. */
-export function canEncode(text: string, encoding: Encoding): boolean {
-  return encoding !== "latin1" || /^[\u0000-\u00ff]*$/.test(text);
+/** The distinct characters of `text` that `encoding` cannot store (none for the Unicode encodings). */
+export function unencodable(text: string, encoding: Encoding): string[] {
+  if (encoding !== "latin1") return [];
+  return [...new Set(text.match(/[^\u0000-\u00ff]/gu) ?? [])];
 }
 
 /** Decodes a text file. Returns undefined for binary data (callers name the type). */

@@ -7,12 +7,12 @@ import { ToolResult } from "../../core/result.js";
 import { defineTool } from "../../core/tool.js";
 import {
   applySplices,
-  canEncode,
   type DecodedText,
   decodeText,
   encodeText,
   type Splice,
   spliceBytes,
+  unencodable,
 } from "../../fs/codec.js";
 import { newFileFormat } from "../../fs/editorconfig.js";
 import { missingFileMessage, pathSubject } from "../../fs/paths.js";
@@ -48,6 +48,9 @@ const inputSchema = z.strictObject({
 });
 
 type EditInput = z.output<typeof inputSchema>;
+
+/** Characters an encoding refusal names. */
+const MAX_LISTED_CHARS = 5;
 
 const description = `Replaces text in a file: old_string becomes new_string.
 
@@ -150,11 +153,13 @@ export const editTool = defineTool({
       if (!decoded) throw new InputError(`${path} is binary, not text; Edit changes text files only.`);
       requireFreshRead(ctx, target, current, decoded.view);
       const { rung, splices } = plan(path, decoded, input);
-      const inserted = splices.map((s) => s.text).join("");
-      if (!canEncode(inserted, decoded.format.encoding)) {
+      const foreign = unencodable(splices.map((s) => s.text).join(""), decoded.format.encoding);
+      if (foreign.length > 0) {
+        // Converting the whole file would change every non-ASCII byte outside the edit, so it is the caller's call.
         throw new InputError(
-          `${path} is ${decoded.format.encoding}-encoded and new_string has characters it cannot store. Nothing was changed. ` +
-            "Use characters the file's encoding has, or rewrite the file with Write (which converts it to UTF-8).",
+          `${path} is ${decoded.format.encoding}-encoded and cannot store ${foreign.slice(0, MAX_LISTED_CHARS).join(" ")} from new_string. ` +
+            "Nothing was changed. Spell them with characters the file has (or an escape its language allows), " +
+            "or rewrite the whole file with Write, which converts it to UTF-8.",
         );
       }
       const bytes = spliceBytes(decoded, splices);

@@ -2,7 +2,7 @@ import * as z from "zod";
 import { PermissionLevel } from "../../core/permission-level.js";
 import { ToolResult } from "../../core/result.js";
 import { defineTool } from "../../core/tool.js";
-import { canEncode, DEFAULT_FORMAT, decodeText, encodeText } from "../../fs/codec.js";
+import { DEFAULT_FORMAT, decodeText, encodeText, unencodable } from "../../fs/codec.js";
 import { newFileFormat } from "../../fs/editorconfig.js";
 import { pathSubject } from "../../fs/paths.js";
 import { readCurrent, requireFreshRead, withWriteTarget, writeAndRecord } from "./guard.js";
@@ -44,7 +44,7 @@ export const writeTool = defineTool({
       if (current) requireFreshRead(ctx, target, current, decoded?.view);
       let format = decoded ? decoded.format : current ? DEFAULT_FORMAT : newFileFormat(target);
       const notes: string[] = [];
-      if (!canEncode(input.content, format.encoding)) {
+      if (unencodable(input.content, format.encoding).length > 0) {
         notes.push(`The content has characters ${format.encoding} cannot store, so the file is now UTF-8.`);
         format = DEFAULT_FORMAT;
       }

@@ -110,7 +110,7 @@ describe("Edit: refusals leave the file untouched", () => {
       old_string: "caf\u00e9",
       new_string: "caf\u00e9 \u2603",
     });
-    expect(result.text).toMatch(/latin1-encoded/);
+    expect(result.text).toMatch(/latin1-encoded and cannot store \u2603 from new_string/);
     expect(bytes.equals(original)).toBe(true);
   });
 });
