@@ -7,6 +7,10 @@ import { isUtf8 } from "node:buffer";
  * mixed) and the final newline.
  */
 
+/**
+ * "latin1" is the legacy 8-bit fallback, read as Windows-1252 (what the WHATWG "latin1" label means):
+ * bytes 0x80-0x9F are the euro sign, curly quotes and dashes real legacy files use, not C1 controls.
+ */
 export type Encoding = "utf8" | "utf16le" | "utf16be" | "latin1";
 /** "cr" is the classic Mac style: lone CRs and no LF anywhere. */
 export type LineEndingStyle = "lf" | "crlf" | "cr" | "mixed";
@@ -128,7 +132,17 @@ export function detectEncoding(bytes: Buffer, partial = false): { encoding: Enco
   return { encoding: isUtf8(sample) ? "utf8" : "latin1", bom: false };
 }
 
+/** Windows-1252's characters for bytes 0x80-0x9F; its five unassigned bytes stand for themselves. */
+const CP1252_HIGH =
+  "\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f" +
+  "\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178";
+const CP1252_BYTE = new Map([...CP1252_HIGH].map((c, i) => [c, 0x80 + i]));
+/** Characters Windows-1252 has no byte for. */
+const NOT_CP1252 = /[^\u0000-\u007f\u00a0-\u00ff]/gu;
+
 function decodeBody(body: Buffer, encoding: Encoding): string {
+  if (encoding === "latin1")
+    return body.toString("latin1").replace(/[\u0080-\u009f]/g, (c) => CP1252_HIGH[c.charCodeAt(0) - 0x80]!);
   if (encoding !== "utf16be") return body.toString(encoding);
   const swapped = Buffer.from(body.subarray(0, body.length & ~1));
   return swapped.swap16().toString("utf16le");
@@ -136,6 +150,10 @@ function decodeBody(body: Buffer, encoding: Encoding): string {
 
 /** Encodes text (no BOM) in one of the codec's encodings. */
 export function encodeBody(text: string, encoding: Encoding): Buffer {
+  if (encoding === "latin1") {
+    const bytes = text.replace(NOT_CP1252, (c) => String.fromCharCode(CP1252_BYTE.get(c) ?? 0x3f));
+    return Buffer.from(bytes, "latin1");
+  }
   if (encoding !== "utf16be") return Buffer.from(text, encoding);
   return Buffer.from(text, "utf16le").swap16();
 }
@@ -143,7 +161,7 @@ export function encodeBody(text: string, encoding: Encoding): Buffer {
 /** The distinct characters of `text` that `encoding` cannot store (none for the Unicode encodings). */
 export function unencodable(text: string, encoding: Encoding): string[] {
   if (encoding !== "latin1") return [];
-  return [...new Set(text.match(/[^\u0000-\u00ff]/gu) ?? [])];
+  return [...new Set(text.match(NOT_CP1252) ?? [])].filter((c) => !CP1252_BYTE.has(c));
 }
 
 /** Decodes a text file. Returns undefined for binary data (callers name the type). */

@@ -36,6 +36,15 @@ describe("codec", () => {
     expect(decodeText(Buffer.concat([Buffer.from("hello", "utf16le"), Buffer.from([0x41])]))).toBeUndefined();
   });
 
+  it("reads legacy 8-bit text as Windows-1252, so curly quotes and the euro sign survive", () => {
+    const bytes = Buffer.from([0x93, 0x68, 0x69, 0x94, 0x20, 0x80, 0x81, 0x0a]);
+    const decoded = decodeText(bytes)!;
+    expect(decoded.view).toBe("\u201chi\u201d \u20ac\u0081\n");
+    expect(encodeText(decoded.view, decoded.format).equals(bytes)).toBe(true);
+    const out = spliceBytes(decoded, [spliceAt(decoded.view, "hi", "\u2018x\u2019 \u2014")]);
+    expect([...out]).toEqual([0x93, 0x91, 0x78, 0x92, 0x20, 0x97, 0x94, 0x20, 0x80, 0x81, 0x0a]);
+  });
+
   it("reads UTF-16 without a BOM and lone-CR (classic Mac) files as text", () => {
     expect(decodeText(CORPUS["utf16le-no-bom"])).toMatchObject({
       view: "alpha\nbeta target here\n",

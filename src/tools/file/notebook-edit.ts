@@ -5,7 +5,7 @@ import { InputError, ToolError } from "../../core/errors.js";
 import { PermissionLevel } from "../../core/permission-level.js";
 import { ToolResult } from "../../core/result.js";
 import { defineTool } from "../../core/tool.js";
-import { applySplices, decodeText, type Splice, spliceBytes } from "../../fs/codec.js";
+import { applySplices, decodeText, type Splice, spliceBytes, unencodable } from "../../fs/codec.js";
 import { missingFileMessage, pathSubject } from "../../fs/paths.js";
 import { readCurrent, requireFreshRead, withWriteTarget, writeAndRecord } from "./guard.js";
 import {
@@ -179,6 +179,12 @@ async function editNotebook(
   if (problems.length > 0)
     throw new ToolError(
       `The edit would leave ${path} invalid (${problems.join("; ")}), so nothing was written.`,
+    );
+  const foreign = unencodable(splice.text, decoded.format.encoding);
+  if (foreign.length > 0)
+    throw new InputError(
+      `${path} is stored as ${decoded.format.encoding}, which cannot hold ${foreign.join(" ")}; nothing was written. ` +
+        "Notebooks should be UTF-8: convert it (iconv -f WINDOWS-1252 -t UTF-8) and retry.",
     );
   const bytes = spliceBytes(decoded, [splice]);
   const note = await writeAndRecord(ctx, target, bytes, edited);

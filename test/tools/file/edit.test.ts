@@ -104,6 +104,24 @@ describe("Edit: refusals leave the file untouched", () => {
     expect(result.text).toContain("+ \u00b7\u00b7\u00b7\u00b7return\u00b71;");
   });
 
+  it("stores the euro sign and curly quotes in a legacy 8-bit file as Windows-1252 bytes", async () => {
+    const original = Buffer.from("caf\xe9 price 5\n", "latin1");
+    const { result, bytes } = await readThenEdit(original, {
+      old_string: "price 5",
+      new_string: "price \u201c5 \u20ac\u201d",
+    });
+    expect(result.isError).toBe(false);
+    expect([...bytes]).toEqual([
+      ...Buffer.from("caf\xe9 price ", "latin1"),
+      0x93,
+      0x35,
+      0x20,
+      0x80,
+      0x94,
+      0x0a,
+    ]);
+  });
+
   it("refuses characters a latin1 file cannot store", async () => {
     const original = Buffer.from("caf\xe9\n", "latin1");
     const { result, bytes } = await readThenEdit(original, {
