@@ -1,13 +1,14 @@
 import { randomUUID } from "node:crypto";
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import type { ToolContext } from "../core/context.js";
+import type { Progress, ToolContext } from "../core/context.js";
 import { ToolError } from "../core/errors.js";
 import { SPILL_HEAD_CHARS, SPILL_TAIL_CHARS } from "../core/limits.js";
 import { type RunningTask, type TaskStatus, taskStoreSlot } from "../tasks/store.js";
 import { OutputCapture, type OutputSnapshot } from "./capture.js";
 import { currentDir, settleDir, startingDir } from "./cwd.js";
 import { childEnv } from "./env.js";
+import { reportProgressWhileRunning } from "./progress.js";
 import { promptLine, STALL_QUIET_MS } from "./prompt.js";
 import type { ShellAdapter } from "./shells.js";
 import { locateExecutable } from "./shells.js";
@@ -24,6 +25,8 @@ export interface ForegroundOptions {
   /** Output longer than this is spilled to a file; the snapshot then holds head and tail. */
   inlineChars: number;
   signal: AbortSignal;
+  /** Called every few seconds while the command runs, with its elapsed time and last line of output. */
+  onProgress?: (progress: Progress) => void;
 }
 
 export interface ForegroundResult {
@@ -72,6 +75,9 @@ export async function runForeground(
   const write = (chunk: Buffer) => capture.write(chunk);
   const { file, args } = adapter.invocation(executable, command, cwdFile);
   let prompt: string | undefined;
+  const stopProgress = options.onProgress
+    ? reportProgressWhileRunning(capture, options.onProgress)
+    : undefined;
   const outcome = await supervise({
     file,
     args,
@@ -87,6 +93,7 @@ export async function runForeground(
       return prompt !== undefined;
     },
   }).done;
+  stopProgress?.();
   capture.finish();
   const notes = start.note ? [start.note] : [];
   const refused = settleDir(ctx, start.dir, readCwdFile(cwdFile));

@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createToolContext } from "../../../src/core/context.js";
+import { createToolContext, type Progress } from "../../../src/core/context.js";
 import { ToolResult } from "../../../src/core/result.js";
 import { Session } from "../../../src/core/session.js";
 import { runTool } from "../../../src/executor/run.js";
@@ -132,6 +132,42 @@ describe("Bash", () => {
     });
     const { text } = await bash({ command: "sleep 20", timeout: 600_000 }, ctx);
     expect(text).toMatch(/timed out after 0.3 s/);
+  });
+
+  it("says when the requested time-out was above the maximum and the maximum was used", async () => {
+    const workingDir = tempDir();
+    const ctx = testContext({
+      workingDir,
+      config: { ...emptySettings(workingDir), env: { BASH_MAX_TIMEOUT_MS: "5000" } },
+    });
+    const { result, text } = await bash({ command: "echo quick", timeout: 9_000 }, ctx);
+    expect(result.isError).toBe(false);
+    expect(text).toMatch(/^quick\n\nThe requested timeout of 9 s is above the maximum of 5 s/);
+    expect((await bash({ command: "echo quick", timeout: 4_000 }, ctx)).text).toBe("quick");
+  });
+
+  it("reports progress while a command runs: elapsed time, output size and its last line", async () => {
+    const secs = uniqueSeconds();
+    const controller = new AbortController();
+    const reports: Progress[] = [];
+    const result = await runTool(
+      "Bash",
+      { command: `printf 'compiling module 3 of 9\\n'; sleep ${secs}` },
+      testContext(),
+      {
+        signal: controller.signal,
+        onProgress: (progress) => {
+          reports.push(progress);
+          controller.abort();
+        },
+      },
+    );
+    expect(result.isError).toBe(true);
+    expect(reports[0]!.progress).toBeGreaterThanOrEqual(1);
+    expect(reports[0]!.message).toMatch(
+      /^running for \d+ s, 24 chars of output; last line: compiling module 3 of 9$/,
+    );
+    expect(await eventually(() => survivors(secs).length === 0)).toBe(true);
   });
 
   it("stops a command waiting at a prompt within seconds and says how to avoid it", async () => {
