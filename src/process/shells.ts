@@ -44,6 +44,9 @@ export const bashAdapter: ShellAdapter = {
   },
 };
 
+/** Holds the success of the command's last statement; named so no command would use it. */
+const PS_STATUS_VAR = "__ccToolsLastOk";
+
 export const powershellAdapter: ShellAdapter = {
   kind: "powershell",
   toolName: "PowerShell",
@@ -51,10 +54,15 @@ export const powershellAdapter: ShellAdapter = {
   missingHint:
     "PowerShell (pwsh) is not installed or not on PATH. Install PowerShell 7 (https://aka.ms/powershell) or use the Bash tool.",
   invocation(executablePath, command, cwdFile) {
-    const script = cwdFile
-      ? `try {\n${command}\n} finally { Set-Content -LiteralPath ${psQuote(cwdFile)} -NoNewline -Value (Get-Location).ProviderPath }\n` +
-        "if ($LASTEXITCODE) { exit $LASTEXITCODE }"
-      : command;
+    // pwsh's exit code follows the status of the script's last statement, which would be our wrapper's, so
+    // a failing cmdlet ended with 0. The command's own last status is kept and decides, as in bash: a failing
+    // native command gives its exit code, a failing cmdlet 1. `finally` records the directory even on exit.
+    const recordDir = cwdFile
+      ? `Set-Content -LiteralPath ${psQuote(cwdFile)} -NoNewline -Value (Get-Location).ProviderPath`
+      : "";
+    const script =
+      `try {\n${command}\n$${PS_STATUS_VAR} = $?\n} finally { ${recordDir} }\n` +
+      `if (-not $${PS_STATUS_VAR}) { if ($LASTEXITCODE) { exit $LASTEXITCODE }; exit 1 }`;
     // pwsh cannot merge its own error stream into stdout at the descriptor level; sh does, then execs it.
     return {
       file: "/bin/sh",
