@@ -57,10 +57,10 @@ describe("background commands with TaskOutput and TaskStop", () => {
     expect(text).toMatch(/TaskStop/);
   });
 
-  it("TaskStop kills the job and everything it started; the old names work too", async () => {
+  it("TaskStop kills the job and everything it started, setsid included; the old names work too", async () => {
     const ctx = testContext();
     const secs = uniqueSeconds();
-    const first = await startJob(`sleep ${secs} & sleep ${secs}`, ctx);
+    const first = await startJob(`setsid sleep ${secs} >/dev/null 2>&1 & sleep ${secs}`, ctx);
     const second = await startJob(`sleep ${secs}`, ctx);
     await eventually(() => survivors(secs).length >= 3);
     expect((await call("TaskStop", { task_id: first }, ctx)).text).toMatch(/Stopped task/);
