@@ -44,6 +44,7 @@ export function isRunning(task: Task): task is RunningTask {
 /** The tasks of one session, in creation order. */
 export class TaskStore {
   private readonly tasks = new Map<string, Task>();
+  private readonly reported = new Set<string>();
   private counter = 0;
 
   /** Adds a task; `start` receives the new id (runs name their output file after it). */
@@ -68,6 +69,18 @@ export class TaskStore {
   list(kind?: TaskKind): Task[] {
     const all = [...this.tasks.values()];
     return kind ? all.filter((t) => t.kind === kind) : all;
+  }
+
+  /** Runs that have ended since the model last heard of them, each returned once. */
+  takeEndedUnreported(): Task[] {
+    const ended = this.list().filter((t) => t.run && t.status !== "running" && !this.reported.has(t.id));
+    for (const task of ended) this.reported.add(task.id);
+    return ended;
+  }
+
+  /** The model has seen how this run ended (TaskOutput showed it), so no notice is due. */
+  markReported(id: string): void {
+    this.reported.add(id);
   }
 
   /** Stops every run still going; the session calls it when it ends. */

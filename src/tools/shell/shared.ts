@@ -10,6 +10,7 @@ import { STALL_QUIET_MS } from "../../process/prompt.js";
 import { renderOutput } from "../../process/render.js";
 import { type ForegroundResult, runForeground, startBackground } from "../../process/shell-run.js";
 import type { ShellAdapter } from "../../process/shells.js";
+import { endedTaskNotices } from "../tasks/notices.js";
 
 /** Claude Code's defaults, overridable by BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS, BASH_MAX_OUTPUT_LENGTH. */
 export const DEFAULT_TIMEOUT_MS = 120_000;
@@ -146,7 +147,7 @@ async function runInForeground(adapter: ShellAdapter, input: ShellInput, ctx: To
     },
   );
   const { isError, text } = describeEnd(adapter, run, timeoutMs);
-  notes.push(...run.notes);
+  notes.push(...run.notes, ...endedTaskNotices(ctx));
   if (run.outcome.straysKilled) {
     notes.push(
       "Processes the command left running were stopped when it finished; start long-running processes " +
@@ -165,11 +166,14 @@ async function runInForeground(adapter: ShellAdapter, input: ShellInput, ctx: To
 
 function runInBackground(adapter: ShellAdapter, input: ShellInput, ctx: ToolCallContext) {
   const task = startBackground({ adapter, command: input.command, ctx }, shellLimits(ctx).maxOutputChars);
-  return ToolResult.success(
+  const text =
     `The command is running in the background as task ${task.id}; its output goes to ${task.run.outputFile}. ` +
-      `Read it with TaskOutput (task_id "${task.id}") and stop it with TaskStop.`,
-    { taskId: task.id, outputFile: task.run.outputFile },
-  );
+    `Read it with TaskOutput (task_id "${task.id}") and stop it with TaskStop.`;
+  const notices = endedTaskNotices(ctx);
+  return ToolResult.success(notices.length > 0 ? `${text}\n\n${notices.join("\n")}` : text, {
+    taskId: task.id,
+    outputFile: task.run.outputFile,
+  });
 }
 
 /** Bash and PowerShell are one tool over different shells: same input, same results, same supervision. */

@@ -70,6 +70,22 @@ describe("background commands with TaskOutput and TaskStop", () => {
     expect(text).toContain("<status>killed</status>");
   });
 
+  it("tells the model in the next shell result, once, that a background task has ended", async () => {
+    const ctx = testContext();
+    const id = await startJob("echo done; exit 3", ctx);
+    const store = ctx.session.get(taskStoreSlot);
+    await store.get(id)!.run!.settled;
+    const next = await call("Bash", { command: "echo next" }, ctx);
+    expect(next.text).toBe(
+      `next\n\nBackground task ${id} (echo done; exit 3) has ended: failed, exit code 3. Read its output with TaskOutput (task_id "${id}").`,
+    );
+    expect((await call("Bash", { command: "echo again" }, ctx)).text).toBe("again");
+    const read = await startJob("true", ctx);
+    await store.get(read)!.run!.settled;
+    expect((await call("TaskOutput", { task_id: read }, ctx)).text).toContain("<output>(no output)</output>");
+    expect((await call("Bash", { command: "echo seen" }, ctx)).text).toBe("seen");
+  });
+
   it("refuses to stop a finished task or an unknown id, naming the tasks there are", async () => {
     const ctx = testContext();
     const id = await startJob("true", ctx);
