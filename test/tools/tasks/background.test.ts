@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { ToolResult } from "../../../src/core/result.js";
+import { Session } from "../../../src/core/session.js";
 import { runTool } from "../../../src/executor/run.js";
 import { taskStoreSlot } from "../../../src/tasks/store.js";
 import { testContext } from "../../helpers/context.js";
@@ -84,6 +85,23 @@ describe("background commands with TaskOutput and TaskStop", () => {
     await store.get(read)!.run!.settled;
     expect((await call("TaskOutput", { task_id: read }, ctx)).text).toContain("<output>(no output)</output>");
     expect((await call("Bash", { command: "echo seen" }, ctx)).text).toBe("seen");
+  });
+
+  it("in the next process of a named session, says where an earlier process's task went and keeps ids unique", async () => {
+    const first = testContext();
+    const id = await startJob("echo from the first process", first);
+    await first.session.get(taskStoreSlot).get(id)!.run!.settled;
+    const saved = first.session.snapshot();
+    const workingDir = first.workingDir;
+    const second = testContext({ workingDir, session: new Session({ saved, dir: first.session.dir }) });
+    const { result, text } = await call("TaskOutput", { task_id: id }, second);
+    expect(result.isError).toBe(true);
+    expect(text).toMatch(
+      /started by an earlier process of this session and ended with it \(completed, exit code 0\)/,
+    );
+    const file = text.match(/Its output is in (\S+);/)![1]!;
+    expect(readFileSync(file, "utf8")).toBe("from the first process\n");
+    expect(await startJob("true", second)).not.toBe(id);
   });
 
   it("refuses to stop a finished task or an unknown id, naming the tasks there are", async () => {
