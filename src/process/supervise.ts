@@ -56,12 +56,25 @@ export interface Supervised {
 export function supervise(options: SuperviseOptions): Supervised {
   const marker = newRunMarker();
   const pidsBefore = lastPid();
-  const child = spawn(options.file, options.args, {
-    cwd: options.cwd,
-    env: { ...options.env, [RUN_MARKER_VAR]: marker },
-    detached: true,
-    stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
-  });
+  let child: ReturnType<typeof spawn>;
+  try {
+    child = spawn(options.file, options.args, {
+      cwd: options.cwd,
+      env: { ...options.env, [RUN_MARKER_VAR]: marker },
+      detached: true,
+      stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+    });
+  } catch (error) {
+    // Some failures (E2BIG: arguments too long) throw at once instead of emitting "error".
+    const outcome: Outcome = {
+      reason: "spawnFailed",
+      exitCode: null,
+      signal: null,
+      straysKilled: false,
+      spawnError: errorMessage(error),
+    };
+    return { pid: undefined, done: Promise.resolve(outcome), stop: () => Promise.resolve(outcome) };
+  }
   const pid = child.pid;
   if (pid !== undefined) trackGroup(pid);
 

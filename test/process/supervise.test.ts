@@ -75,6 +75,14 @@ describe("supervise", () => {
     expect(await eventually(() => survivors(secs).length === 0)).toBe(true);
   });
 
+  it("reports arguments the system refuses as too long instead of throwing", async () => {
+    const { supervised } = run(`echo ${"x".repeat(200_000)}`);
+    expect(await supervised.done).toMatchObject({
+      reason: "spawnFailed",
+      spawnError: expect.stringMatching(/E2BIG/),
+    });
+  });
+
   it("reports a program that cannot start", async () => {
     const supervised = supervise({
       file: "/nonexistent/program",

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, realpathSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createToolContext, type Progress } from "../../../src/core/context.js";
@@ -220,6 +220,20 @@ describe("Bash", () => {
     });
     expect(result.isError).toBe(true);
     expect(await eventually(() => survivors(secs).length === 0)).toBe(true);
+  });
+
+  it("runs a command longer than one argument may be (a big heredoc), keeping its exit code and cwd", async () => {
+    const ctx = testContext();
+    mkdirSync(join(ctx.workingDir, "sub"));
+    const body = "x".repeat(200_000);
+    const { result, text } = await bash(
+      { command: `cd sub\ncat > big.txt <<'EOF'\n${body}\nEOF\nwc -c < big.txt\nexit 5` },
+      ctx,
+    );
+    expect(text).toBe("Exit code 5\n200001");
+    expect(result.metadata).toMatchObject({ exitCode: 5, cwd: join(ctx.workingDir, "sub") });
+    expect(readFileSync(join(ctx.workingDir, "sub", "big.txt"), "utf8")).toBe(`${body}\n`);
+    expect(readdirSync(ctx.session.dir).filter((f) => f.startsWith("command-"))).toEqual([]);
   });
 
   it("rejects an empty command before running anything", async () => {
