@@ -1,6 +1,6 @@
 /**
  * Variables that make common tools fail fast or answer themselves instead of waiting for a person:
- * nobody can type into a supervised command (its stdin is closed), so a prompt would only hang it.
+ * nobody can type into a supervised command (its stdin is /dev/null), so a prompt would only hang it.
  */
 export const NON_INTERACTIVE_ENV: Readonly<Record<string, string>> = {
   GIT_TERMINAL_PROMPT: "0",

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
+import { killAllEscapeesNow } from "./escapees.js";
 
 /** How long a process group gets between SIGTERM and SIGKILL to clean up. */
 export const KILL_GRACE_MS = 2_000;
@@ -64,6 +65,7 @@ export async function killGroup(pgid: number, graceMs = KILL_GRACE_MS): Promise<
 function killAllNow(): void {
   for (const pgid of liveGroups) signalGroup(pgid, "SIGKILL");
   liveGroups.clear();
+  killAllEscapeesNow();
 }
 
 /**

@@ -1,13 +1,14 @@
 import { randomUUID } from "node:crypto";
-import { readFileSync, rmSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { ToolContext } from "../core/context.js";
+import type { Progress, ToolContext } from "../core/context.js";
 import { ToolError } from "../core/errors.js";
 import { SPILL_HEAD_CHARS, SPILL_TAIL_CHARS } from "../core/limits.js";
 import { type RunningTask, type TaskStatus, taskStoreSlot } from "../tasks/store.js";
 import { OutputCapture, type OutputSnapshot } from "./capture.js";
 import { currentDir, settleDir, startingDir } from "./cwd.js";
 import { childEnv } from "./env.js";
+import { reportProgressWhileRunning } from "./progress.js";
 import { promptLine, STALL_QUIET_MS } from "./prompt.js";
 import type { ShellAdapter } from "./shells.js";
 import { locateExecutable } from "./shells.js";
@@ -24,6 +25,8 @@ export interface ForegroundOptions {
   /** Output longer than this is spilled to a file; the snapshot then holds head and tail. */
   inlineChars: number;
   signal: AbortSignal;
+  /** Called every few seconds while the command runs, with its elapsed time and last line of output. */
+  onProgress?: (progress: Progress) => void;
 }
 
 export interface ForegroundResult {
@@ -37,12 +40,32 @@ export interface ForegroundResult {
   prompt?: string;
 }
 
-/** Where the shell is and how to start it; throws when the shell is not installed. */
-function prepare({ adapter, ctx }: ShellCommand) {
+/**
+ * Longest command passed as an argument. Linux refuses a single argument over 128 KiB (E2BIG); a longer
+ * command (a big heredoc) is written to a script file that the shell sources instead.
+ */
+const MAX_ARGUMENT_COMMAND_BYTES = 100_000;
+
+/**
+ * Where the shell is, how to start it, and the command text to hand it; throws when the shell is not
+ * installed. `cleanup` removes the script file a long command was written to.
+ */
+function prepare({ adapter, command, ctx }: ShellCommand) {
   const env = childEnv(ctx.config.env);
   const executable = locateExecutable(adapter.executable, env.PATH);
   if (!executable) throw new ToolError(adapter.missingHint, { beforeRun: true });
-  return { env, executable, start: startingDir(ctx) };
+  if (Buffer.byteLength(command) <= MAX_ARGUMENT_COMMAND_BYTES) {
+    return { env, executable, start: startingDir(ctx), text: command, cleanup: () => {} };
+  }
+  const script = join(ctx.session.dir, `command-${randomUUID().slice(0, 8)}${adapter.scriptExtension}`);
+  writeFileSync(script, command);
+  return {
+    env,
+    executable,
+    start: startingDir(ctx),
+    text: adapter.sourceCommand(script),
+    cleanup: () => rmSync(script, { force: true }),
+  };
 }
 
 function readCwdFile(path: string): string | undefined {
@@ -60,8 +83,8 @@ export async function runForeground(
   request: ShellCommand,
   options: ForegroundOptions,
 ): Promise<ForegroundResult> {
-  const { adapter, command, ctx } = request;
-  const { env, executable, start } = prepare(request);
+  const { adapter, ctx } = request;
+  const { env, executable, start, text, cleanup } = prepare(request);
   const cwdFile = join(ctx.session.dir, `cwd-${randomUUID().slice(0, 8)}`);
   const capture = new OutputCapture({
     inlineChars: options.inlineChars,
@@ -70,8 +93,11 @@ export async function runForeground(
     filePath: () => join(ctx.session.dir, `${adapter.toolName}-${randomUUID().slice(0, 8)}.txt`),
   });
   const write = (chunk: Buffer) => capture.write(chunk);
-  const { file, args } = adapter.invocation(executable, command, cwdFile);
+  const { file, args } = adapter.invocation(executable, text, cwdFile);
   let prompt: string | undefined;
+  const stopProgress = options.onProgress
+    ? reportProgressWhileRunning(capture, options.onProgress)
+    : undefined;
   const outcome = await supervise({
     file,
     args,
@@ -87,6 +113,8 @@ export async function runForeground(
       return prompt !== undefined;
     },
   }).done;
+  stopProgress?.();
+  cleanup();
   capture.finish();
   const notes = start.note ? [start.note] : [];
   const refused = settleDir(ctx, start.dir, readCwdFile(cwdFile));
@@ -113,7 +141,7 @@ function finalStatus(outcome: Outcome): TaskStatus {
  */
 export function startBackground(request: ShellCommand, inlineChars: number): RunningTask {
   const { adapter, command, ctx } = request;
-  const { env, executable, start } = prepare(request);
+  const { env, executable, start, text, cleanup } = prepare(request);
   const store = ctx.session.get(taskStoreSlot);
   const task = store.add("shell", command, (id) => {
     const capture = new OutputCapture({
@@ -124,9 +152,10 @@ export function startBackground(request: ShellCommand, inlineChars: number): Run
       eagerFile: true,
     });
     const write = (chunk: Buffer) => capture.write(chunk);
-    const { file, args } = adapter.invocation(executable, command, undefined);
+    const { file, args } = adapter.invocation(executable, text, undefined);
     const supervised = supervise({ file, args, cwd: start.dir, env, onStdout: write, onStderr: write });
     const settled = supervised.done.then((outcome) => {
+      cleanup();
       capture.finish();
       const self = store.get(id)!;
       self.status = finalStatus(outcome);

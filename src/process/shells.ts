@@ -14,6 +14,10 @@ export interface ShellAdapter {
   readonly executable: string;
   /** What to tell the user when the executable is missing. */
   readonly missingHint: string;
+  /** Extension of a script file the shell runs (a command too long for one argument goes in one). */
+  readonly scriptExtension: string;
+  /** A command that runs the script at `path` in the shell itself, as if its text had been given. */
+  sourceCommand(path: string): string;
   /** The argv running `command`; with `cwdFile`, the shell writes its final directory there on exit. */
   invocation(
     executablePath: string,
@@ -36,6 +40,8 @@ export const bashAdapter: ShellAdapter = {
   toolName: "Bash",
   executable: "bash",
   missingHint: "bash was not found on PATH; install bash or add its directory to PATH.",
+  scriptExtension: ".sh",
+  sourceCommand: (path) => `. ${shQuote(path)}`,
   invocation(executablePath, command, cwdFile) {
     // The prefix shares line 1 with the command, so bash's error messages keep the command's line numbers.
     // An EXIT trap records the directory even when the command calls `exit`, and keeps its exit status.
@@ -44,17 +50,27 @@ export const bashAdapter: ShellAdapter = {
   },
 };
 
+/** Holds the success of the command's last statement; named so no command would use it. */
+const PS_STATUS_VAR = "__ccToolsLastOk";
+
 export const powershellAdapter: ShellAdapter = {
   kind: "powershell",
   toolName: "PowerShell",
   executable: "pwsh",
   missingHint:
     "PowerShell (pwsh) is not installed or not on PATH. Install PowerShell 7 (https://aka.ms/powershell) or use the Bash tool.",
+  scriptExtension: ".ps1",
+  sourceCommand: (path) => `. ${psQuote(path)}`,
   invocation(executablePath, command, cwdFile) {
-    const script = cwdFile
-      ? `try {\n${command}\n} finally { Set-Content -LiteralPath ${psQuote(cwdFile)} -NoNewline -Value (Get-Location).ProviderPath }\n` +
-        "if ($LASTEXITCODE) { exit $LASTEXITCODE }"
-      : command;
+    // pwsh's exit code follows the status of the script's last statement, which would be our wrapper's, so
+    // a failing cmdlet ended with 0. The command's own last status is kept and decides, as in bash: a failing
+    // native command gives its exit code, a failing cmdlet 1. `finally` records the directory even on exit.
+    const recordDir = cwdFile
+      ? `Set-Content -LiteralPath ${psQuote(cwdFile)} -NoNewline -Value (Get-Location).ProviderPath`
+      : "";
+    const script =
+      `try {\n${command}\n$${PS_STATUS_VAR} = $?\n} finally { ${recordDir} }\n` +
+      `if (-not $${PS_STATUS_VAR}) { if ($LASTEXITCODE) { exit $LASTEXITCODE }; exit 1 }`;
     // pwsh cannot merge its own error stream into stdout at the descriptor level; sh does, then execs it.
     return {
       file: "/bin/sh",

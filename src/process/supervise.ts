@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { errorMessage } from "../core/errors.js";
-import { groupAlive, killGroup, trackGroup, untrackGroup } from "./groups.js";
+import { killEscapees, lastPid, newRunMarker, RUN_MARKER_VAR } from "./escapees.js";
+import { groupAlive, KILL_GRACE_MS, killGroup, trackGroup, untrackGroup } from "./groups.js";
 
 /** How often a running command is checked for waiting on input. */
 const STALL_POLL_MS = 500;
@@ -53,12 +54,27 @@ export interface Supervised {
  * guarantees that when it ends, however it ends, nothing it started is left running.
  */
 export function supervise(options: SuperviseOptions): Supervised {
-  const child = spawn(options.file, options.args, {
-    cwd: options.cwd,
-    env: options.env,
-    detached: true,
-    stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
-  });
+  const marker = newRunMarker();
+  const pidsBefore = lastPid();
+  let child: ReturnType<typeof spawn>;
+  try {
+    child = spawn(options.file, options.args, {
+      cwd: options.cwd,
+      env: { ...options.env, [RUN_MARKER_VAR]: marker },
+      detached: true,
+      stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+    });
+  } catch (error) {
+    // Some failures (E2BIG: arguments too long) throw at once instead of emitting "error".
+    const outcome: Outcome = {
+      reason: "spawnFailed",
+      exitCode: null,
+      signal: null,
+      straysKilled: false,
+      spawnError: errorMessage(error),
+    };
+    return { pid: undefined, done: Promise.resolve(outcome), stop: () => Promise.resolve(outcome) };
+  }
   const pid = child.pid;
   if (pid !== undefined) trackGroup(pid);
 
@@ -112,12 +128,19 @@ export function supervise(options: SuperviseOptions): Supervised {
     child.on("exit", (code, signal) => {
       exitCode = code;
       exitSignal = signal;
-      // The shell is gone; anything still in its group was started by the command and would be orphaned.
-      if (!killing && pid !== undefined && groupAlive(pid)) {
-        straysKilled = true;
-        killing = killGroup(pid);
-      }
-      void (killing ?? Promise.resolve()).then(() => {
+      // The shell is gone; anything still in its group, or carrying its marker after leaving the group
+      // (setsid), was started by the command and would be orphaned.
+      const alreadyKilling = killing;
+      killing = (async () => {
+        await alreadyKilling;
+        if (pid === undefined) return;
+        if (groupAlive(pid)) {
+          straysKilled = true;
+          await killGroup(pid);
+        }
+        if ((await killEscapees(marker, pidsBefore, KILL_GRACE_MS)) && !alreadyKilling) straysKilled = true;
+      })();
+      void killing.then(() => {
         setTimeout(() => {
           child.stdout!.destroy();
           child.stderr!.destroy();

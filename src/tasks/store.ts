@@ -41,10 +41,53 @@ export function isRunning(task: Task): task is RunningTask {
   return task.run !== undefined && task.status === "running";
 }
 
+/** A run of an earlier process of a named session (`cc-tools run --session`): it ended with that process. */
+export interface PastRun {
+  id: string;
+  description: string;
+  status: TaskStatus;
+  exitCode?: number | null;
+  outputFile: string;
+}
+
 /** The tasks of one session, in creation order. */
 export class TaskStore {
   private readonly tasks = new Map<string, Task>();
+  private readonly reported = new Set<string>();
+  private readonly past = new Map<string, PastRun>();
   private counter = 0;
+
+  /** The store of a later process: ids go on from the saved counter, so no output file is reused. */
+  static restore(data: unknown): TaskStore {
+    const store = new TaskStore();
+    const saved = data as { counter?: unknown; past?: unknown } | undefined;
+    if (typeof saved?.counter === "number" && Number.isInteger(saved.counter)) store.counter = saved.counter;
+    if (Array.isArray(saved?.past)) {
+      for (const run of saved.past as PastRun[]) {
+        if (typeof run?.id === "string" && typeof run.outputFile === "string") store.past.set(run.id, run);
+      }
+    }
+    return store;
+  }
+
+  /** What a later process needs: the counter, and every run (those still running end with this process). */
+  save(): { counter: number; past: PastRun[] } {
+    const runs = this.list()
+      .filter((t) => t.run)
+      .map((t) => ({
+        id: t.id,
+        description: t.description,
+        status: t.status === "running" ? ("killed" as const) : t.status,
+        exitCode: t.exitCode,
+        outputFile: t.run!.outputFile,
+      }));
+    return { counter: this.counter, past: [...this.past.values(), ...runs] };
+  }
+
+  /** A run an earlier process of this session started. */
+  pastRun(id: string): PastRun | undefined {
+    return this.past.get(id);
+  }
 
   /** Adds a task; `start` receives the new id (runs name their output file after it). */
   add(kind: TaskKind, description: string, start?: (id: string) => TaskRun): Task {
@@ -70,6 +113,18 @@ export class TaskStore {
     return kind ? all.filter((t) => t.kind === kind) : all;
   }
 
+  /** Runs that have ended since the model last heard of them, each returned once. */
+  takeEndedUnreported(): Task[] {
+    const ended = this.list().filter((t) => t.run && t.status !== "running" && !this.reported.has(t.id));
+    for (const task of ended) this.reported.add(task.id);
+    return ended;
+  }
+
+  /** The model has seen how this run ended (TaskOutput showed it), so no notice is due. */
+  markReported(id: string): void {
+    this.reported.add(id);
+  }
+
   /** Stops every run still going; the session calls it when it ends. */
   async stopAll(): Promise<void> {
     await Promise.all(
@@ -83,5 +138,7 @@ export class TaskStore {
 export const taskStoreSlot: SessionSlot<TaskStore> = {
   key: "tasks",
   create: () => new TaskStore(),
+  save: (store) => store.save(),
+  load: (data) => TaskStore.restore(data),
   dispose: (store) => store.stopAll(),
 };

@@ -8,13 +8,17 @@ import { eventually, survivors, uniqueSeconds } from "./ps.js";
 
 const src = (path: string) => pathToFileURL(join(import.meta.dirname, "../../src", path)).href;
 
-/** A real host process: starts background jobs and a foreground command through runTool, then waits. */
+/**
+ * A real host process: starts background jobs (one of them leaves its process group with setsid) and a
+ * foreground command through runTool, then waits.
+ */
 function hostScript(secs: string, ending: string): string {
   return `
 import { runTool } from ${JSON.stringify(src("executor/run.ts"))};
 import { createToolContext } from ${JSON.stringify(src("core/context.ts"))};
 const ctx = createToolContext({ workingDir: process.argv[2], permissionMode: "bypassPermissions" });
 for (let i = 0; i < 2; i++) await runTool("Bash", { command: "sleep ${secs}", run_in_background: true }, ctx);
+await runTool("Bash", { command: "setsid sleep ${secs} >/dev/null 2>&1 & wait", run_in_background: true }, ctx);
 void runTool("Bash", { command: "sleep ${secs}; echo never" }, ctx);
 setTimeout(() => { process.stdout.write("ready\\n"); ${ending} }, 300);
 setInterval(() => {}, 1000);
@@ -47,7 +51,7 @@ describe("host exit", () => {
       const secs = uniqueSeconds();
       const host = startHost(secs);
       await host.ready;
-      expect(survivors(`sleep ${secs}`).length).toBeGreaterThanOrEqual(3);
+      expect(survivors(`sleep ${secs}`).length).toBeGreaterThanOrEqual(4);
       host.child.kill(signal);
       await host.exited;
       expect(host.child.signalCode).toBe(signal);

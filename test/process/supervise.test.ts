@@ -65,6 +65,24 @@ describe("supervise", () => {
     expect(await eventually(() => survivors(secs).length === 0)).toBe(true);
   });
 
+  it("kills what left the group with setsid, whether or not it kept the output pipes", async () => {
+    const secs = uniqueSeconds();
+    const { supervised } = run(
+      `setsid sleep ${secs} & setsid bash -c 'sleep ${secs} & sleep ${secs}' >/dev/null 2>&1 </dev/null & echo started`,
+    );
+    const outcome = await supervised.done;
+    expect(outcome).toMatchObject({ reason: "exited", exitCode: 0, straysKilled: true });
+    expect(await eventually(() => survivors(secs).length === 0)).toBe(true);
+  });
+
+  it("reports arguments the system refuses as too long instead of throwing", async () => {
+    const { supervised } = run(`echo ${"x".repeat(200_000)}`);
+    expect(await supervised.done).toMatchObject({
+      reason: "spawnFailed",
+      spawnError: expect.stringMatching(/E2BIG/),
+    });
+  });
+
   it("reports a program that cannot start", async () => {
     const supervised = supervise({
       file: "/nonexistent/program",

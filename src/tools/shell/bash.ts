@@ -7,7 +7,7 @@ export const bashTool = defineShellTool(
     "Runs a bash command and returns its output (stdout and stderr interleaved) and exit status.",
     "",
     "- The working directory persists between calls (`cd src` then `pwd` shows src); environment variables and shell functions do not. The directory cannot leave the workspace and its additional directories.",
-    "- stdin is closed and nothing can be typed in: commands that prompt are stopped early. Use non-interactive flags (-y, --yes, --no-edit) and never open editors or pagers.",
+    "- stdin is empty (/dev/null) and nothing can be typed in: commands that prompt are stopped early. Use non-interactive flags (-y, --yes, --no-edit) and never open editors or pagers.",
     `- Time limit: ${DEFAULT_TIMEOUT_MS / 1000} s by default, \`timeout\` up to ${MAX_TIMEOUT_MS / 1000} s. On time-out the command and everything it started are killed.`,
     "- For servers, watchers and long builds, set run_in_background and follow the task with TaskOutput / TaskStop; processes a foreground command leaves behind are stopped when it finishes.",
     `- Output past ${DEFAULT_MAX_OUTPUT_CHARS} characters is saved to a file; the result shows its start, its end and the file's path.`,

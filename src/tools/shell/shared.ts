@@ -1,6 +1,7 @@
 import * as z from "zod";
 import type { ToolCallContext, ToolContext } from "../../core/context.js";
 import { InputError } from "../../core/errors.js";
+import { TOOL_CALL_DEADLINE_MS } from "../../core/limits.js";
 import { PermissionLevel } from "../../core/permission-level.js";
 import { ToolResult } from "../../core/result.js";
 import { defineTool } from "../../core/tool.js";
@@ -9,6 +10,7 @@ import { STALL_QUIET_MS } from "../../process/prompt.js";
 import { renderOutput } from "../../process/render.js";
 import { type ForegroundResult, runForeground, startBackground } from "../../process/shell-run.js";
 import type { ShellAdapter } from "../../process/shells.js";
+import { endedTaskNotices } from "../tasks/notices.js";
 
 /** Claude Code's defaults, overridable by BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS, BASH_MAX_OUTPUT_LENGTH. */
 export const DEFAULT_TIMEOUT_MS = 120_000;
@@ -16,6 +18,11 @@ export const MAX_TIMEOUT_MS = 600_000;
 export const DEFAULT_MAX_OUTPUT_CHARS = 30_000;
 /** BASH_MAX_OUTPUT_LENGTH is capped here, so one result never floods the model's context. */
 export const MAX_OUTPUT_CHARS_CEILING = 150_000;
+/**
+ * A command's own time-out must fire before the executor's deadline for any call, so a large
+ * BASH_MAX_TIMEOUT_MS still ends in our time-out result (output so far, processes killed) rather than a bare cancel.
+ */
+const DEADLINE_MARGIN_MS = 30_000;
 /** Room for the exit code line and notes around the output, so the executor never spills a second time. */
 const RESULT_OVERHEAD_CHARS = 4_000;
 
@@ -58,7 +65,10 @@ function envNumber(ctx: ToolContext, name: string, fallback: number): number {
 }
 
 export function shellLimits(ctx: ToolContext): ShellLimits {
-  const maxTimeoutMs = envNumber(ctx, "BASH_MAX_TIMEOUT_MS", MAX_TIMEOUT_MS);
+  const maxTimeoutMs = Math.min(
+    envNumber(ctx, "BASH_MAX_TIMEOUT_MS", MAX_TIMEOUT_MS),
+    TOOL_CALL_DEADLINE_MS - DEADLINE_MARGIN_MS,
+  );
   return {
     maxTimeoutMs,
     defaultTimeoutMs: Math.min(envNumber(ctx, "BASH_DEFAULT_TIMEOUT_MS", DEFAULT_TIMEOUT_MS), maxTimeoutMs),
@@ -87,17 +97,17 @@ function describeEnd(adapter: ShellAdapter, run: ForegroundResult, timeoutMs: nu
         isError: true,
         text:
           `The command timed out after ${seconds(timeoutMs)} and was stopped with every process it started. ` +
-          `${body(output)}\nFor a long-running command, call ${adapter.toolName} with run_in_background: true ` +
-          "and follow it with TaskOutput, or pass a larger timeout.",
+          `For a long-running command, call ${adapter.toolName} with run_in_background: true and follow it ` +
+          `with TaskOutput, or pass a larger timeout.\n\n${body(output)}`,
       };
     case "stalled":
       return {
         isError: true,
         text:
           `The command was stopped: it printed nothing for ${seconds(STALL_QUIET_MS)} and its last line looks ` +
-          `like a prompt waiting for an answer ("${run.prompt}"). Commands get no input here (stdin is closed). ` +
+          `like a prompt waiting for an answer ("${run.prompt}"). Commands get no input here (stdin is empty). ` +
           "Run it non-interactively: pass its yes/force/no-input flag (e.g. -y, --yes, --no-input), give the value " +
-          `as an option or environment variable, or pipe the answer in (printf 'y\\n' | command).\n${body(output)}`,
+          `as an option or environment variable, or pipe the answer in (printf 'y\\n' | command).\n\n${body(output)}`,
       };
     case "aborted":
     case "stopped":
@@ -120,12 +130,24 @@ function describeEnd(adapter: ShellAdapter, run: ForegroundResult, timeoutMs: nu
 async function runInForeground(adapter: ShellAdapter, input: ShellInput, ctx: ToolCallContext) {
   const limits = shellLimits(ctx);
   const timeoutMs = Math.min(input.timeout ?? limits.defaultTimeoutMs, limits.maxTimeoutMs);
+  const notes: string[] = [];
+  if (input.timeout !== undefined && input.timeout > limits.maxTimeoutMs) {
+    notes.push(
+      `The requested timeout of ${seconds(input.timeout)} is above the maximum of ${seconds(limits.maxTimeoutMs)} ` +
+        "(BASH_MAX_TIMEOUT_MS sets it), so the maximum was used. Use run_in_background: true for longer work.",
+    );
+  }
   const run = await runForeground(
     { adapter, command: input.command, ctx },
-    { timeoutMs, inlineChars: limits.maxOutputChars, signal: ctx.signal },
+    {
+      timeoutMs,
+      inlineChars: limits.maxOutputChars,
+      signal: ctx.signal,
+      onProgress: (progress) => ctx.reportProgress(progress),
+    },
   );
   const { isError, text } = describeEnd(adapter, run, timeoutMs);
-  const notes = [...run.notes];
+  notes.push(...run.notes, ...endedTaskNotices(ctx));
   if (run.outcome.straysKilled) {
     notes.push(
       "Processes the command left running were stopped when it finished; start long-running processes " +
@@ -144,11 +166,14 @@ async function runInForeground(adapter: ShellAdapter, input: ShellInput, ctx: To
 
 function runInBackground(adapter: ShellAdapter, input: ShellInput, ctx: ToolCallContext) {
   const task = startBackground({ adapter, command: input.command, ctx }, shellLimits(ctx).maxOutputChars);
-  return ToolResult.success(
+  const text =
     `The command is running in the background as task ${task.id}; its output goes to ${task.run.outputFile}. ` +
-      `Read it with TaskOutput (task_id "${task.id}") and stop it with TaskStop.`,
-    { taskId: task.id, outputFile: task.run.outputFile },
-  );
+    `Read it with TaskOutput (task_id "${task.id}") and stop it with TaskStop.`;
+  const notices = endedTaskNotices(ctx);
+  return ToolResult.success(notices.length > 0 ? `${text}\n\n${notices.join("\n")}` : text, {
+    taskId: task.id,
+    outputFile: task.run.outputFile,
+  });
 }
 
 /** Bash and PowerShell are one tool over different shells: same input, same results, same supervision. */

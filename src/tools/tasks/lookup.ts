@@ -7,6 +7,16 @@ export function findRunTask(ctx: ToolContext, id: string): Task & Pick<RunningTa
   const store = ctx.session.get(taskStoreSlot);
   const task = store.get(id);
   if (!task) {
+    const past = store.pastRun(id);
+    if (past) {
+      const code =
+        past.exitCode === undefined || past.exitCode === null ? "" : `, exit code ${past.exitCode}`;
+      throw new InputError(
+        `Task ${id} (${past.description}) was started by an earlier process of this session and ended with it ` +
+          `(${past.status}${code}): background tasks live only as long as the process that started them, so ` +
+          `start long jobs under one long-lived process (cc-tools mcp). Its output is in ${past.outputFile}; read it with Read.`,
+      );
+    }
     const known = store.list().filter((t) => t.run);
     const hint =
       known.length > 0

@@ -4,7 +4,7 @@ import { PermissionLevel } from "../../core/permission-level.js";
 import { ToolResult } from "../../core/result.js";
 import { defineTool } from "../../core/tool.js";
 import { renderOutput } from "../../process/render.js";
-import type { Task } from "../../tasks/store.js";
+import { type Task, taskStoreSlot } from "../../tasks/store.js";
 import { findRunTask } from "./lookup.js";
 
 /** Claude Code's bounds for how long TaskOutput waits. */
@@ -20,7 +20,8 @@ function describe(task: Task, retrieval: "success" | "timeout" | "not_ready", ou
   ];
   if (task.exitCode !== undefined && task.exitCode !== null)
     lines.push(`<exit_code>${task.exitCode}</exit_code>`);
-  lines.push(output ? `<output>\n${output}\n</output>` : "<output>(no output yet)</output>");
+  const none = task.status === "running" ? "(no output yet)" : "(no output)";
+  lines.push(output ? `<output>\n${output}\n</output>` : `<output>${none}</output>`);
   if (retrieval === "timeout") {
     lines.push("The task is still running. Call TaskOutput again to keep waiting, or TaskStop to end it.");
   }
@@ -68,6 +69,7 @@ export const taskOutputTool = defineTool({
         retrieval = "not_ready";
       }
     }
+    if (task.status !== "running") ctx.session.get(taskStoreSlot).markReported(task.id);
     const text = describe(task, retrieval, renderOutput(task.run.output()));
     return ToolResult.success(text, {
       taskId: task.id,

@@ -1,7 +1,7 @@
-import { mkdirSync, readFileSync, realpathSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createToolContext } from "../../../src/core/context.js";
+import { createToolContext, type Progress } from "../../../src/core/context.js";
 import { ToolResult } from "../../../src/core/result.js";
 import { Session } from "../../../src/core/session.js";
 import { runTool } from "../../../src/executor/run.js";
@@ -134,6 +134,42 @@ describe("Bash", () => {
     expect(text).toMatch(/timed out after 0.3 s/);
   });
 
+  it("says when the requested time-out was above the maximum and the maximum was used", async () => {
+    const workingDir = tempDir();
+    const ctx = testContext({
+      workingDir,
+      config: { ...emptySettings(workingDir), env: { BASH_MAX_TIMEOUT_MS: "5000" } },
+    });
+    const { result, text } = await bash({ command: "echo quick", timeout: 9_000 }, ctx);
+    expect(result.isError).toBe(false);
+    expect(text).toMatch(/^quick\n\nThe requested timeout of 9 s is above the maximum of 5 s/);
+    expect((await bash({ command: "echo quick", timeout: 4_000 }, ctx)).text).toBe("quick");
+  });
+
+  it("reports progress while a command runs: elapsed time, output size and its last line", async () => {
+    const secs = uniqueSeconds();
+    const controller = new AbortController();
+    const reports: Progress[] = [];
+    const result = await runTool(
+      "Bash",
+      { command: `printf 'compiling module 3 of 9\\n'; sleep ${secs}` },
+      testContext(),
+      {
+        signal: controller.signal,
+        onProgress: (progress) => {
+          reports.push(progress);
+          controller.abort();
+        },
+      },
+    );
+    expect(result.isError).toBe(true);
+    expect(reports[0]!.progress).toBeGreaterThanOrEqual(1);
+    expect(reports[0]!.message).toMatch(
+      /^running for \d+ s, 24 chars of output; last line: compiling module 3 of 9$/,
+    );
+    expect(await eventually(() => survivors(secs).length === 0)).toBe(true);
+  });
+
   it("stops a command waiting at a prompt within seconds and says how to avoid it", async () => {
     const secs = uniqueSeconds();
     const { result, text } = await bash({ command: `printf 'Continue? [y/N] '; sleep ${secs}` });
@@ -184,6 +220,20 @@ describe("Bash", () => {
     });
     expect(result.isError).toBe(true);
     expect(await eventually(() => survivors(secs).length === 0)).toBe(true);
+  });
+
+  it("runs a command longer than one argument may be (a big heredoc), keeping its exit code and cwd", async () => {
+    const ctx = testContext();
+    mkdirSync(join(ctx.workingDir, "sub"));
+    const body = "x".repeat(200_000);
+    const { result, text } = await bash(
+      { command: `cd sub\ncat > big.txt <<'EOF'\n${body}\nEOF\nwc -c < big.txt\nexit 5` },
+      ctx,
+    );
+    expect(text).toBe("Exit code 5\n200001");
+    expect(result.metadata).toMatchObject({ exitCode: 5, cwd: join(ctx.workingDir, "sub") });
+    expect(readFileSync(join(ctx.workingDir, "sub", "big.txt"), "utf8")).toBe(`${body}\n`);
+    expect(readdirSync(ctx.session.dir).filter((f) => f.startsWith("command-"))).toEqual([]);
   });
 
   it("rejects an empty command before running anything", async () => {

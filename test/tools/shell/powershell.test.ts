@@ -43,6 +43,20 @@ describe("PowerShell", () => {
     expect(failed.text).toMatch(/^Exit code 5/);
   });
 
+  it.skipIf(!hasPwsh)(
+    "fails when the last cmdlet fails, and passes a native command's exit code through",
+    async () => {
+      const cmdlet = await pwsh({ command: "Get-Item ./does-not-exist" });
+      expect(cmdlet.result.isError).toBe(true);
+      expect(cmdlet.text).toMatch(/^Exit code 1\n.*does-not-exist/s);
+      const native = await pwsh({ command: "bash -c 'exit 4'" });
+      expect(native.text).toMatch(/^Exit code 4/);
+      const recovered = await pwsh({ command: "bash -c 'exit 4'; Write-Output fine" });
+      expect(recovered.result.isError).toBe(false);
+      expect(recovered.text).toBe("fine");
+    },
+  );
+
   it.skipIf(!hasPwsh)("keeps the working directory between calls", async () => {
     const ctx = testContext();
     mkdirSync(join(ctx.workingDir, "src"));

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { ToolResult } from "../../../src/core/result.js";
+import { Session } from "../../../src/core/session.js";
 import { runTool } from "../../../src/executor/run.js";
 import { taskStoreSlot } from "../../../src/tasks/store.js";
 import { testContext } from "../../helpers/context.js";
@@ -57,10 +58,10 @@ describe("background commands with TaskOutput and TaskStop", () => {
     expect(text).toMatch(/TaskStop/);
   });
 
-  it("TaskStop kills the job and everything it started; the old names work too", async () => {
+  it("TaskStop kills the job and everything it started, setsid included; the old names work too", async () => {
     const ctx = testContext();
     const secs = uniqueSeconds();
-    const first = await startJob(`sleep ${secs} & sleep ${secs}`, ctx);
+    const first = await startJob(`setsid sleep ${secs} >/dev/null 2>&1 & sleep ${secs}`, ctx);
     const second = await startJob(`sleep ${secs}`, ctx);
     await eventually(() => survivors(secs).length >= 3);
     expect((await call("TaskStop", { task_id: first }, ctx)).text).toMatch(/Stopped task/);
@@ -68,6 +69,39 @@ describe("background commands with TaskOutput and TaskStop", () => {
     expect(await eventually(() => survivors(secs).length === 0)).toBe(true);
     const { text } = await call("BashOutput", { task_id: first }, ctx);
     expect(text).toContain("<status>killed</status>");
+  });
+
+  it("tells the model in the next shell result, once, that a background task has ended", async () => {
+    const ctx = testContext();
+    const id = await startJob("echo done; exit 3", ctx);
+    const store = ctx.session.get(taskStoreSlot);
+    await store.get(id)!.run!.settled;
+    const next = await call("Bash", { command: "echo next" }, ctx);
+    expect(next.text).toBe(
+      `next\n\nBackground task ${id} (echo done; exit 3) has ended: failed, exit code 3. Read its output with TaskOutput (task_id "${id}").`,
+    );
+    expect((await call("Bash", { command: "echo again" }, ctx)).text).toBe("again");
+    const read = await startJob("true", ctx);
+    await store.get(read)!.run!.settled;
+    expect((await call("TaskOutput", { task_id: read }, ctx)).text).toContain("<output>(no output)</output>");
+    expect((await call("Bash", { command: "echo seen" }, ctx)).text).toBe("seen");
+  });
+
+  it("in the next process of a named session, says where an earlier process's task went and keeps ids unique", async () => {
+    const first = testContext();
+    const id = await startJob("echo from the first process", first);
+    await first.session.get(taskStoreSlot).get(id)!.run!.settled;
+    const saved = first.session.snapshot();
+    const workingDir = first.workingDir;
+    const second = testContext({ workingDir, session: new Session({ saved, dir: first.session.dir }) });
+    const { result, text } = await call("TaskOutput", { task_id: id }, second);
+    expect(result.isError).toBe(true);
+    expect(text).toMatch(
+      /started by an earlier process of this session and ended with it \(completed, exit code 0\)/,
+    );
+    const file = text.match(/Its output is in (\S+);/)![1]!;
+    expect(readFileSync(file, "utf8")).toBe("from the first process\n");
+    expect(await startJob("true", second)).not.toBe(id);
   });
 
   it("refuses to stop a finished task or an unknown id, naming the tasks there are", async () => {
