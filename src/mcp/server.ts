@@ -26,11 +26,20 @@ export interface ToolSession {
   dispose(): Promise<void>;
 }
 
+export interface ToolSessionOptions {
+  /** Quiet time before a call with a progress token gets a heartbeat; HEARTBEAT_INTERVAL_MS by default. */
+  heartbeatMs?: number;
+}
+
 /**
  * A server for one connection. Every tools/call goes through the one executor with this connection's
  * context, under the request's abort signal (so `notifications/cancelled` kills the call's processes).
  */
-export function createToolSession(makeContext: ContextFactory, manager: McpManager | undefined): ToolSession {
+export function createToolSession(
+  makeContext: ContextFactory,
+  manager: McpManager | undefined,
+  options: ToolSessionOptions = {},
+): ToolSession {
   const session = new Session();
   const { serverInfo, capabilities, instructions } = serverIdentity();
   const server = new Server(serverInfo, { capabilities, instructions });
@@ -58,7 +67,11 @@ export function createToolSession(makeContext: ContextFactory, manager: McpManag
     }
     // A tool of another MCP server may be called before that server finished connecting.
     if (name.startsWith("mcp__")) await manager?.connect();
-    const progress = progressChannel(call.mcpReq._meta?.progressToken, (n) => call.mcpReq.notify(n));
+    const progress = progressChannel(
+      call.mcpReq._meta?.progressToken,
+      (n) => call.mcpReq.notify(n),
+      options.heartbeatMs,
+    );
     // Aborted by the client's cancellation, or by dispose() when the connection goes away mid-call.
     const controller = new AbortController();
     const onCancel = () => controller.abort(call.mcpReq.signal.reason ?? "cancelled by the client");

@@ -1,12 +1,18 @@
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { InMemoryTransport } from "@modelcontextprotocol/server";
 import { afterEach, describe, expect, it } from "vitest";
 import { createToolContext } from "../../src/core/context.js";
 import { serveToolsOverHttp } from "../../src/mcp/serve-http.js";
-import { type ContextFactory, createToolSession, MAX_ARGUMENT_CHARS } from "../../src/mcp/server.js";
+import {
+  type ContextFactory,
+  createToolSession,
+  MAX_ARGUMENT_CHARS,
+  type ToolSessionOptions,
+} from "../../src/mcp/server.js";
 import { allTools } from "../../src/registry.js";
+import { PROGRESS_EVERY_FILES } from "../../src/search/query.js";
 import { tempDir } from "../helpers/context.js";
 import { processesMatching, waitFor } from "./fixtures.js";
 
@@ -29,8 +35,8 @@ type Elicit = (message: string) => {
 };
 
 /** A real SDK client wired to one server session in memory. */
-async function connect(makeContext: ContextFactory, elicit?: Elicit) {
-  const session = createToolSession(makeContext, undefined);
+async function connect(makeContext: ContextFactory, elicit?: Elicit, options?: ToolSessionOptions) {
+  const session = createToolSession(makeContext, undefined, options);
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await session.server.connect(serverSide);
   const client = new Client(
@@ -104,6 +110,42 @@ describe("MCP server session", () => {
     controller.abort("test cancels");
     await expect(call).rejects.toThrow();
     expect(await waitFor(async () => (await processesMatching(marker)).length === 0)).toBe(true);
+  });
+
+  it("forwards a tool's own progress (Grep over a big tree) as increasing progress notifications", async () => {
+    const dir = tempDir();
+    for (let d = 0; d < 25; d++) {
+      mkdirSync(join(dir, `d${d}`));
+      for (let f = 0; f < (PROGRESS_EVERY_FILES * 2.5) / 25; f++) {
+        writeFileSync(join(dir, `d${d}`, `f${f}.txt`), "needle\n");
+      }
+    }
+    const { client } = await connect(factory(dir));
+    const updates: Array<{ progress: number; message?: string }> = [];
+    const result = await client.callTool(
+      { name: "Grep", arguments: { pattern: "needle" } },
+      { onprogress: (p) => updates.push(p) },
+    );
+    expect(result.isError).toBeFalsy();
+    expect(updates.length).toBeGreaterThanOrEqual(2);
+    expect(updates[0]!.message).toMatch(/files with matches so far/);
+    const values = updates.map((u) => u.progress);
+    expect(values).toEqual([...values].sort((a, b) => a - b));
+    expect(new Set(values).size).toBe(values.length);
+  });
+
+  it("sends a heartbeat while a call with a progress token is quiet", async () => {
+    const { client } = await connect(factory(tempDir()), undefined, { heartbeatMs: 100 });
+    const updates: Array<{ progress: number; message?: string }> = [];
+    const result = await client.callTool(
+      { name: "Bash", arguments: { command: "sleep 1; echo done" } },
+      { onprogress: (p) => updates.push(p) },
+    );
+    expect(text(result)).toContain("done");
+    const beats = updates.filter((u) => /still running/.test(u.message ?? ""));
+    expect(beats.length).toBeGreaterThan(0);
+    const values = updates.map((u) => u.progress);
+    expect(values).toEqual([...values].sort((a, b) => a - b));
   });
 
   it("asks through elicitation when the client supports it", async () => {
