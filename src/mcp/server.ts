@@ -22,6 +22,8 @@ export type ContextFactory = (session: Session, handler: PermissionHandler) => T
 export interface ToolSession {
   readonly server: Server;
   readonly ctx: ToolContext;
+  /** Aborts one running tools/call (its processes are killed); false when no such call is running. */
+  cancel(requestId: string | number, reason: string): boolean;
   /** Ends the session: running calls are aborted and background jobs killed. */
   dispose(): Promise<void>;
 }
@@ -47,7 +49,7 @@ export function createToolSession(
     session,
     elicitationHandler(() => Boolean(server.getClientCapabilities()?.elicitation)),
   );
-  const inFlight = new Set<AbortController>();
+  const inFlight = new Map<string | number, AbortController>();
 
   // Our schemas are draft-07 objects; the SDK's type wants its own JSON value type.
   server.setRequestHandler("tools/list", () => ({
@@ -77,7 +79,7 @@ export function createToolSession(
     const onCancel = () => controller.abort(call.mcpReq.signal.reason ?? "cancelled by the client");
     if (call.mcpReq.signal.aborted) onCancel();
     call.mcpReq.signal.addEventListener("abort", onCancel, { once: true });
-    inFlight.add(controller);
+    inFlight.set(call.mcpReq.id, controller);
     try {
       const result = await currentRequest.run(call, () =>
         runTool(name, args, ctx, {
@@ -89,7 +91,7 @@ export function createToolSession(
       return toMcpResult(result);
     } finally {
       progress.stop();
-      inFlight.delete(controller);
+      inFlight.delete(call.mcpReq.id);
       call.mcpReq.signal.removeEventListener("abort", onCancel);
     }
   });
@@ -102,10 +104,15 @@ export function createToolSession(
   return {
     server,
     ctx,
+    cancel(requestId, reason) {
+      const controller = inFlight.get(requestId);
+      controller?.abort(reason);
+      return controller !== undefined;
+    },
     dispose() {
       disposed ??= (async () => {
         unsubscribe?.();
-        for (const controller of inFlight) controller.abort("the client disconnected");
+        for (const controller of inFlight.values()) controller.abort("the client disconnected");
         await session.dispose();
       })();
       return disposed;
