@@ -91,7 +91,7 @@ class Connection {
     if (this.opening) await this.opening;
     if (this.client && this.status === "connected") return this.client;
     throw new Error(
-      `MCP server ${this.name} is ${this.status}${this.error ? `: ${this.error}` : ""}. Run 'cc-tools mcp-servers' to check its configuration.`,
+      `MCP server ${this.name} is not connected (${this.status})${this.error ? `: ${this.error}` : ""}. Run 'cc-tools mcp-servers' to check its configuration.`,
     );
   }
 

@@ -113,6 +113,13 @@ describe("McpClientManager with the reference server over stdio", () => {
     const unknown = await runTool("ReadMcpResource", { server: "nope", uri: doc.uri }, ctx);
     expect(unknown.isError).toBe(true);
     expect(ToolResult.text(unknown)).toMatch(/no MCP server named "nope".*everything \(connected\)/);
+    expect(ToolResult.text(unknown)).toContain("ListMcpResources {}");
+
+    // A wrong URI is answered with the URIs the server does have.
+    const missing = await runTool("ReadMcpResource", { server: "everything", uri: "demo://nope" }, ctx);
+    expect(missing.isError).toBe(true);
+    expect(ToolResult.text(missing)).toMatch(/not found\. MCP server everything offers: demo:\/\/resource/);
+    expect(ToolResult.text(missing)).toContain(doc.uri);
   });
 });
 
