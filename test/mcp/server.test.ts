@@ -210,6 +210,29 @@ describe("MCP server over Streamable HTTP", () => {
   });
 });
 
+describe("MCP server over Streamable HTTP: cancellation", () => {
+  it("a client's notifications/cancelled kills the call's processes and the session goes on", async () => {
+    const served = await serveToolsOverHttp(factory(tempDir()), undefined, { host: "127.0.0.1", port: 0 });
+    cleanups.push(() => served.close());
+    const client = new Client({ name: "http-cancel", version: "1" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(served.url)));
+    cleanups.push(() => client.close());
+    const marker = `sleep 34.${process.pid}`;
+    const controller = new AbortController();
+    const call = client.callTool(
+      { name: "Bash", arguments: { command: marker } },
+      { signal: controller.signal },
+    );
+    expect(await waitFor(async () => (await processesMatching(marker)).length > 0)).toBe(true);
+    controller.abort("the user pressed stop");
+    await expect(call).rejects.toThrow();
+    expect(await waitFor(async () => (await processesMatching(marker)).length === 0)).toBe(true);
+    expect(text(await client.callTool({ name: "Bash", arguments: { command: "echo after" } }))).toContain(
+      "after",
+    );
+  });
+});
+
 describe("MCP server over Streamable HTTP: broken clients", () => {
   const headers = {
     "content-type": "application/json",
