@@ -21,12 +21,23 @@ export interface RunOptions {
 
 let callCounter = 0;
 
+/** For an `mcp__<server>__...` name: why that server offers no tools, when it is not connected. */
+function mcpServerNote(name: string, ctx: ToolContext): string {
+  const server = /^mcp__(.+?)__/.exec(name)?.[1];
+  if (!server) return "";
+  const status = ctx.mcpManager?.servers().find((s) => s.name === server);
+  if (!status)
+    return ` No MCP server named "${server}" is configured (see .mcp.json or settings mcpServers).`;
+  if (status.status === "connected") return "";
+  return ` MCP server ${server} is not connected (${status.status})${status.error ? `: ${status.error}` : ""}. Check it with 'cc-tools mcp-servers'.`;
+}
+
 function unknownTool(name: string, ctx: ToolContext): ToolResult {
   const names = toolsFor(ctx).map((t) => t.name);
   const close = closestToolNames(name, names);
   const hint = close.length > 0 ? ` Did you mean ${close.join(", ")}?` : "";
   return ToolResult.rejected(
-    `No tool named "${name}".${hint} Tool names are case-sensitive; available tools: ${names.join(", ")}.`,
+    `No tool named "${name}".${mcpServerNote(name, ctx)}${hint} Tool names are case-sensitive; available tools: ${names.join(", ")}.`,
   );
 }
 

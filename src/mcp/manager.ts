@@ -33,6 +33,24 @@ function connectTimeout(env: NodeJS.ProcessEnv): number {
   return Number.isFinite(configured) && configured > 0 ? configured : MCP_CONNECT_TIMEOUT_MS;
 }
 
+/** Why connecting failed, in terms of the configuration the user can change. */
+function describeConnectFailure(error: unknown, config: McpServerConfig, source: string): string {
+  const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
+  const code = (error as { code?: string })?.code ?? cause?.code;
+  if ("url" in config) {
+    const reason = code ?? cause?.message ?? errorMessage(error);
+    return `cannot reach ${config.url}: ${reason}. Check the server is running and "url" in ${source}.`;
+  }
+  if (code === "ENOENT") {
+    return `command not found: ${config.command}. Check "command" in ${source} (is it installed and on PATH?).`;
+  }
+  if (code === "EACCES") return `${config.command} is not executable. Check "command" in ${source}.`;
+  const message = errorMessage(error);
+  return /connection closed/i.test(message)
+    ? `the server process exited or closed its output before answering (${message})`
+    : message;
+}
+
 function transportKind(config: McpServerConfig): "stdio" | "http" | "sse" {
   return config.type === "http" || config.type === "sse" ? config.type : "stdio";
 }
@@ -73,7 +91,7 @@ class Connection {
     if (this.opening) await this.opening;
     if (this.client && this.status === "connected") return this.client;
     throw new Error(
-      `MCP server ${this.name} is ${this.status}${this.error ? `: ${this.error}` : ""}. Run 'cc-tools mcp-servers' to check its configuration.`,
+      `MCP server ${this.name} is not connected (${this.status})${this.error ? `: ${this.error}` : ""}. Run 'cc-tools mcp-servers' to check its configuration.`,
     );
   }
 
@@ -125,7 +143,10 @@ class Connection {
       this.client = undefined;
       this.status = this.closed ? "closed" : "failed";
       const stderr = this.stderrTail.trim();
-      this.error = `${errorMessage(error)}${stderr ? `\nstderr: ${stderr}` : ""}`;
+      const reason = this.closed
+        ? errorMessage(error)
+        : describeConnectFailure(error, this.config, this.source);
+      this.error = `${reason}${stderr ? `\nstderr: ${stderr}` : ""}`;
       if (this.tools.length > 0) {
         this.tools = [];
         this.changed();

@@ -21,6 +21,7 @@ export function progressChannel(
     method: "notifications/progress";
     params: Record<string, unknown>;
   }) => Promise<void>,
+  heartbeatMs: number = HEARTBEAT_INTERVAL_MS,
 ): ProgressChannel {
   if (token === undefined) return { report: () => {}, stop: () => {} };
   const started = Date.now();
@@ -36,9 +37,9 @@ export function progressChannel(
     notify({ method: "notifications/progress", params }).catch(() => {});
   };
   const timer = setInterval(() => {
-    if (Date.now() - lastSentAt < HEARTBEAT_INTERVAL_MS) return;
+    if (Date.now() - lastSentAt < heartbeatMs) return;
     send({ progress: last + 1, message: `still running (${Math.round((Date.now() - started) / 1000)} s)` });
-  }, HEARTBEAT_INTERVAL_MS);
+  }, heartbeatMs);
   timer.unref();
   return { report: send, stop: () => clearInterval(timer) };
 }

@@ -15,6 +15,19 @@ export const MAX_HTTP_BODY_BYTES = 16 * 1024 * 1024;
 
 export const MCP_PATH = "/mcp";
 
+/**
+ * An HTTP session nobody has used for this long (no request, no open stream) is closed, killing its
+ * background jobs: a client that died never says goodbye with DELETE.
+ */
+export const HTTP_SESSION_IDLE_MS = 30 * 60_000;
+
+/** JSON-RPC's code for a body that is not JSON; other transport-level refusals use the generic server code. */
+const PARSE_ERROR = -32700;
+
+/** Longest pause between checks for idle sessions. */
+const SESSION_SWEEP_MAX_MS = 60_000;
+const SERVER_ERROR = -32000;
+
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
 
 export function isLoopback(host: string): boolean {
@@ -26,17 +39,37 @@ export interface HttpOptions {
   port: number;
   /** Bearer token every request must carry; required when the host is not loopback. */
   token?: string;
+  /** Idle time after which a session is closed; HTTP_SESSION_IDLE_MS by default. */
+  sessionIdleMs?: number;
+}
+
+/** One MCP session over HTTP, with what tells whether its client is still around. */
+interface HttpSession {
+  transport: NodeStreamableHTTPServerTransport;
+  session: ToolSession;
+  /** Responses (POST answers, the GET stream) still open to the client. */
+  openResponses: number;
+  lastActive: number;
 }
 
 function sendJsonError(
   res: ServerResponse,
   status: number,
   message: string,
-  headers: Record<string, string> = {},
+  { headers = {}, code = SERVER_ERROR }: { headers?: Record<string, string>; code?: number } = {},
 ) {
   if (res.headersSent) return;
   res.writeHead(status, { "content-type": "application/json", ...headers });
-  res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }));
+  res.end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }));
+}
+
+/** Ids of the tools/call requests in a POST body (one message or a batch). */
+function toolCallIds(body: unknown): Array<string | number> {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.flatMap((m) => {
+    const { method, id } = (m ?? {}) as { method?: unknown; id?: unknown };
+    return method === "tools/call" && (typeof id === "string" || typeof id === "number") ? [id] : [];
+  });
 }
 
 function tokenMatches(req: IncomingMessage, token: string): boolean {
@@ -50,7 +83,7 @@ function tokenMatches(req: IncomingMessage, token: string): boolean {
 
 async function readBody(
   req: IncomingMessage,
-): Promise<{ ok: true; body: unknown } | { ok: false; status: number; message: string }> {
+): Promise<{ ok: true; body: unknown } | { ok: false; status: number; message: string; code?: number }> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
@@ -63,20 +96,26 @@ async function readBody(
   try {
     return { ok: true, body: JSON.parse(Buffer.concat(chunks).toString("utf8")) };
   } catch {
-    return { ok: false, status: 400, message: "Parse error: the request body is not valid JSON." };
+    return {
+      ok: false,
+      status: 400,
+      code: PARSE_ERROR,
+      message: "Parse error: the request body is not valid JSON; send one JSON-RPC message per POST.",
+    };
   }
 }
 
 /**
  * Serves the tools over Streamable HTTP at /mcp. Each MCP session (one `initialize`) gets its own tool
- * session; it ends when the client deletes it or the server stops.
+ * session; it ends when the client deletes it, after HTTP_SESSION_IDLE_MS unused, or when the server stops.
  */
 export async function serveToolsOverHttp(
   makeContext: ContextFactory,
   manager: McpManager | undefined,
   options: HttpOptions,
 ): Promise<{ url: string; close(): Promise<void> }> {
-  const sessions = new Map<string, { transport: NodeStreamableHTTPServerTransport; session: ToolSession }>();
+  const sessions = new Map<string, HttpSession>();
+  const idleMs = options.sessionIdleMs ?? HTTP_SESSION_IDLE_MS;
   const loopback = isLoopback(options.host);
   // DNS-rebinding guards only make sense for loopback: a page in a browser could otherwise reach us.
   const validateHost = loopback ? localhostHostValidation() : undefined;
@@ -87,7 +126,7 @@ export async function serveToolsOverHttp(
     const transport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        sessions.set(id, { transport, session });
+        sessions.set(id, { transport, session, openResponses: 0, lastActive: Date.now() });
       },
     });
     transport.onclose = () => {
@@ -98,6 +137,38 @@ export async function serveToolsOverHttp(
     return transport;
   };
 
+  /**
+   * Passes a request to its session, noting the client is alive. This server keeps no event store, so an
+   * answer whose stream closed early can never be delivered: the calls it carried are cancelled, which
+   * kills their processes, instead of running on for nobody.
+   */
+  const serveInSession = (entry: HttpSession, req: IncomingMessage, res: ServerResponse, body?: unknown) => {
+    entry.openResponses++;
+    entry.lastActive = Date.now();
+    res.once("close", () => {
+      entry.openResponses--;
+      entry.lastActive = Date.now();
+      if (res.writableFinished) return;
+      for (const id of toolCallIds(body))
+        entry.session.cancel(id, "the client disconnected before the answer");
+    });
+    return entry.transport.handleRequest(req, res, body);
+  };
+
+  const sweep = setInterval(
+    () => {
+      const now = Date.now();
+      for (const [id, entry] of sessions) {
+        if (entry.openResponses > 0 || now - entry.lastActive < idleMs) continue;
+        log.debug(`closing MCP HTTP session ${id}: idle for ${idleMs} ms`);
+        sessions.delete(id);
+        void entry.transport.close().finally(() => entry.session.dispose());
+      }
+    },
+    Math.min(idleMs, SESSION_SWEEP_MAX_MS),
+  );
+  sweep.unref();
+
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const path = new URL(req.url ?? "/", "http://localhost").pathname;
     if (path !== MCP_PATH) return sendJsonError(res, 404, `Not found; the MCP endpoint is ${MCP_PATH}.`);
@@ -106,9 +177,7 @@ export async function serveToolsOverHttp(
         res,
         401,
         "Unauthorized: send the server's token as 'Authorization: Bearer <token>'.",
-        {
-          "www-authenticate": 'Bearer realm="cc-tools"',
-        },
+        { headers: { "www-authenticate": 'Bearer realm="cc-tools"' } },
       );
     }
     if (validateHost && !validateHost(req, res)) return;
@@ -118,11 +187,11 @@ export async function serveToolsOverHttp(
     const existing = typeof sessionId === "string" ? sessions.get(sessionId) : undefined;
     if (req.method !== "POST") {
       if (!existing) return sendJsonError(res, sessionId ? 404 : 400, "Unknown or missing Mcp-Session-Id.");
-      return existing.transport.handleRequest(req, res);
+      return serveInSession(existing, req, res);
     }
     const parsed = await readBody(req);
-    if (!parsed.ok) return sendJsonError(res, parsed.status, parsed.message);
-    if (existing) return existing.transport.handleRequest(req, res, parsed.body);
+    if (!parsed.ok) return sendJsonError(res, parsed.status, parsed.message, { code: parsed.code });
+    if (existing) return serveInSession(existing, req, res, parsed.body);
     if (sessionId)
       return sendJsonError(res, 404, "Unknown Mcp-Session-Id: the session ended; initialize a new one.");
     if (!isInitializeRequest(parsed.body)) {
@@ -149,6 +218,7 @@ export async function serveToolsOverHttp(
   return {
     url: `http://${hostForUrl}:${port}${MCP_PATH}`,
     async close() {
+      clearInterval(sweep);
       const open = [...sessions.values()];
       sessions.clear();
       await Promise.allSettled(

@@ -1,20 +1,21 @@
-import type { Transport } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { log } from "../core/log.js";
 import type { McpManager } from "../core/mcp-manager.js";
 import { type ContextFactory, createToolSession, type ToolSession } from "./server.js";
+import type { StdioConnection } from "./stdio-connection.js";
 
 /** Longest shutdown may take (killing jobs, closing MCP clients) before the process exits anyway. */
 const SHUTDOWN_GRACE_MS = 5_000;
 
 /**
- * Serves the tools over stdin/stdout until the client closes stdin (or a signal arrives); then every session
- * is disposed, so background jobs die with the connection, and the process exits.
+ * Serves the tools over stdin/stdout until the connection closes (the client closed stdin and its requests
+ * were answered, or the drain time ran out) or a signal arrives; then every session is disposed, so
+ * running calls and background jobs die with the connection, and the process exits.
  */
 export async function serveToolsOverStdio(
   makeContext: ContextFactory,
   manager: McpManager | undefined,
-  transport: Transport,
+  transport: StdioConnection,
 ) {
   const sessions = new Set<ToolSession>();
   const handle = serveStdio(
@@ -36,8 +37,7 @@ export async function serveToolsOverStdio(
     await Promise.allSettled([handle.close(), manager?.close()]);
     process.exit(0);
   };
-  process.stdin.once("end", () => void stop("stdin closed"));
-  process.stdin.once("close", () => void stop("stdin closed"));
+  void transport.whenClosed.then(() => stop("stdin closed"));
   process.stdout.once("error", () => void stop("stdout closed"));
   process.once("SIGTERM", () => void stop("SIGTERM"));
   process.once("SIGINT", () => void stop("SIGINT"));

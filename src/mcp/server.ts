@@ -22,15 +22,26 @@ export type ContextFactory = (session: Session, handler: PermissionHandler) => T
 export interface ToolSession {
   readonly server: Server;
   readonly ctx: ToolContext;
+  /** Aborts one running tools/call (its processes are killed); false when no such call is running. */
+  cancel(requestId: string | number, reason: string): boolean;
   /** Ends the session: running calls are aborted and background jobs killed. */
   dispose(): Promise<void>;
+}
+
+export interface ToolSessionOptions {
+  /** Quiet time before a call with a progress token gets a heartbeat; HEARTBEAT_INTERVAL_MS by default. */
+  heartbeatMs?: number;
 }
 
 /**
  * A server for one connection. Every tools/call goes through the one executor with this connection's
  * context, under the request's abort signal (so `notifications/cancelled` kills the call's processes).
  */
-export function createToolSession(makeContext: ContextFactory, manager: McpManager | undefined): ToolSession {
+export function createToolSession(
+  makeContext: ContextFactory,
+  manager: McpManager | undefined,
+  options: ToolSessionOptions = {},
+): ToolSession {
   const session = new Session();
   const { serverInfo, capabilities, instructions } = serverIdentity();
   const server = new Server(serverInfo, { capabilities, instructions });
@@ -38,7 +49,7 @@ export function createToolSession(makeContext: ContextFactory, manager: McpManag
     session,
     elicitationHandler(() => Boolean(server.getClientCapabilities()?.elicitation)),
   );
-  const inFlight = new Set<AbortController>();
+  const inFlight = new Map<string | number, AbortController>();
 
   // Our schemas are draft-07 objects; the SDK's type wants its own JSON value type.
   server.setRequestHandler("tools/list", () => ({
@@ -58,13 +69,17 @@ export function createToolSession(makeContext: ContextFactory, manager: McpManag
     }
     // A tool of another MCP server may be called before that server finished connecting.
     if (name.startsWith("mcp__")) await manager?.connect();
-    const progress = progressChannel(call.mcpReq._meta?.progressToken, (n) => call.mcpReq.notify(n));
+    const progress = progressChannel(
+      call.mcpReq._meta?.progressToken,
+      (n) => call.mcpReq.notify(n),
+      options.heartbeatMs,
+    );
     // Aborted by the client's cancellation, or by dispose() when the connection goes away mid-call.
     const controller = new AbortController();
     const onCancel = () => controller.abort(call.mcpReq.signal.reason ?? "cancelled by the client");
     if (call.mcpReq.signal.aborted) onCancel();
     call.mcpReq.signal.addEventListener("abort", onCancel, { once: true });
-    inFlight.add(controller);
+    inFlight.set(call.mcpReq.id, controller);
     try {
       const result = await currentRequest.run(call, () =>
         runTool(name, args, ctx, {
@@ -76,7 +91,7 @@ export function createToolSession(makeContext: ContextFactory, manager: McpManag
       return toMcpResult(result);
     } finally {
       progress.stop();
-      inFlight.delete(controller);
+      inFlight.delete(call.mcpReq.id);
       call.mcpReq.signal.removeEventListener("abort", onCancel);
     }
   });
@@ -89,10 +104,15 @@ export function createToolSession(makeContext: ContextFactory, manager: McpManag
   return {
     server,
     ctx,
+    cancel(requestId, reason) {
+      const controller = inFlight.get(requestId);
+      controller?.abort(reason);
+      return controller !== undefined;
+    },
     dispose() {
       disposed ??= (async () => {
         unsubscribe?.();
-        for (const controller of inFlight) controller.abort("the client disconnected");
+        for (const controller of inFlight.values()) controller.abort("the client disconnected");
         await session.dispose();
       })();
       return disposed;

@@ -44,6 +44,13 @@ export function readOpening(): OpeningData | undefined {
 /** Largest single frame accepted from the client; a larger one is refused with an error, not buffered forever. */
 export const MAX_FRAME_BYTES = 64 * 1024 * 1024;
 
+/**
+ * When the client closes stdin, how long requests it already sent may take to be answered before the
+ * connection closes anyway (ending the session and killing its processes). Lets `printf ... | cc-tools mcp`
+ * get its answers, while a client that died mid-call leaves nothing running for long.
+ */
+export const INPUT_END_DRAIN_MS = 3_000;
+
 /** After answering initialize, how long to wait for tools/list before loading the server anyway. */
 export const OPENING_IDLE_MS = 50;
 
@@ -62,13 +69,27 @@ export class StdioConnection implements MessageTransport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
 
-  /** Resolves when the server should be loaded: the opening is answered, or a message needs the server. */
-  readonly needsServer: Promise<void>;
-  private signalNeedsServer!: () => void;
+  /**
+   * Resolves true when the server should be loaded (the opening is answered, or a message needs the server),
+   * false when the client went away with nothing left to answer, so the server need not load at all.
+   */
+  readonly needsServer: Promise<boolean>;
+  /** Resolves when the connection has closed: the client ended its input and every answer was written. */
+  readonly whenClosed: Promise<void>;
+  private signalNeedsServer!: (needed: boolean) => void;
+  private signalClosed!: () => void;
   private readonly decoder = new StringDecoder("utf8");
-  private buffered = "";
+  /** The current line so far, in pieces: joined once when its newline arrives (no quadratic re-scan). */
+  private partial: string[] = [];
+  private partialBytes = 0;
+  /** Skipping the rest of an oversized line until its newline. */
+  private discarding = false;
   private attached = false;
+  private inputEnded = false;
   private closed = false;
+  /** Requests received and not yet answered: the connection stays open for them after the input ends. */
+  private readonly unanswered = new Set<JsonRpcId>();
+  private drainTimer: NodeJS.Timeout | undefined;
   /** Messages read before the server attached, replayed to it in order. */
   private readonly backlog: Message[] = [];
   /** Requests the opening already answered, with the result sent: the server's own answers are dropped. */
@@ -84,38 +105,82 @@ export class StdioConnection implements MessageTransport {
     this.needsServer = new Promise((resolve) => {
       this.signalNeedsServer = resolve;
     });
-    if (!opening) this.signalNeedsServer();
+    this.whenClosed = new Promise((resolve) => {
+      this.signalClosed = resolve;
+    });
+    if (!opening) this.signalNeedsServer(true);
     input.on("data", this.onData);
     input.on("end", this.onEnd);
+    input.on("close", this.onEnd);
     input.on("error", (error: Error) => this.onerror?.(error));
     output.on("error", (error: Error) => this.onerror?.(error));
   }
 
   private readonly onData = (chunk: Buffer | string) => {
-    this.buffered += typeof chunk === "string" ? chunk : this.decoder.write(chunk);
-    let newline = this.buffered.indexOf("\n");
-    while (newline !== -1) {
-      const line = this.buffered.slice(0, newline).replace(/\r$/, "");
-      this.buffered = this.buffered.slice(newline + 1);
-      if (line.trim() !== "") this.receive(line);
-      newline = this.buffered.indexOf("\n");
+    const text = typeof chunk === "string" ? chunk : this.decoder.write(chunk);
+    let start = 0;
+    for (let newline = text.indexOf("\n"); newline !== -1; newline = text.indexOf("\n", start)) {
+      this.addToLine(text.slice(start, newline));
+      if (!this.discarding) {
+        const line = this.partial.join("").replace(/\r$/, "");
+        if (line.trim() !== "") this.receive(line);
+      }
+      this.partial = [];
+      this.partialBytes = 0;
+      this.discarding = false;
+      start = newline + 1;
     }
-    if (Buffer.byteLength(this.buffered) > MAX_FRAME_BYTES) {
-      this.buffered = "";
-      this.write({
-        jsonrpc: "2.0",
-        id: null,
-        error: {
-          code: -32600,
-          message: `A message was larger than ${MAX_FRAME_BYTES} bytes and was dropped.`,
-        },
-      });
-    }
+    this.addToLine(text.slice(start));
   };
 
+  /** Keeps a piece of the current line, or drops the line once it outgrows MAX_FRAME_BYTES. */
+  private addToLine(piece: string): void {
+    if (this.discarding || piece === "") return;
+    this.partialBytes += Buffer.byteLength(piece);
+    if (this.partialBytes <= MAX_FRAME_BYTES) {
+      this.partial.push(piece);
+      return;
+    }
+    this.partial = [];
+    this.discarding = true;
+    this.write({
+      jsonrpc: "2.0",
+      id: null,
+      error: {
+        code: -32600,
+        message: `A message was larger than ${MAX_FRAME_BYTES} bytes and was dropped. Pass large content as a file path instead.`,
+      },
+    });
+  }
+
+  /** The client closed its input: answer what it already asked (for a while), then close. */
   private readonly onEnd = () => {
-    void this.close();
+    if (this.inputEnded || this.closed) return;
+    // A last line without its newline still counts: `echo -n '{...}' | cc-tools mcp` is answered.
+    this.onData(`${this.decoder.end()}\n`);
+    this.inputEnded = true;
+    this.input.removeListener("data", this.onData);
+    if (this.unanswered.size === 0) {
+      void this.close();
+      return;
+    }
+    this.signalNeedsServer(true);
+    this.drainTimer = setTimeout(() => void this.close(), INPUT_END_DRAIN_MS);
   };
+
+  /** Tracks requests until answered; notifications/cancelled settles one without an answer. */
+  private track(message: Message): void {
+    if (typeof message.method !== "string") return;
+    if (message.id !== undefined && message.id !== null) this.unanswered.add(message.id);
+    else if (message.method === "notifications/cancelled") {
+      this.settle(message.params?.requestId as JsonRpcId);
+    }
+  }
+
+  private settle(id: JsonRpcId): void {
+    this.unanswered.delete(id);
+    if (this.inputEnded && this.unanswered.size === 0) void this.close();
+  }
 
   private receive(line: string): void {
     let message: Message;
@@ -138,6 +203,7 @@ export class StdioConnection implements MessageTransport {
       });
       return;
     }
+    this.track(message);
     if (this.attached) {
       this.onmessage?.(message);
       return;
@@ -151,7 +217,7 @@ export class StdioConnection implements MessageTransport {
     const { opening } = this;
     const id = message.id;
     if (!opening || id === undefined || id === null) {
-      if (message.method !== "notifications/initialized") this.signalNeedsServer();
+      if (message.method !== "notifications/initialized") this.signalNeedsServer(true);
       return;
     }
     const version = message.params?.protocolVersion;
@@ -165,15 +231,17 @@ export class StdioConnection implements MessageTransport {
       const result = { protocolVersion: version, capabilities, serverInfo, instructions };
       this.answered.set(id, JSON.stringify(result));
       this.write({ jsonrpc: "2.0", id, result });
-      this.idleTimer = setTimeout(() => this.signalNeedsServer(), OPENING_IDLE_MS);
+      this.settle(id);
+      this.idleTimer = setTimeout(() => this.signalNeedsServer(true), OPENING_IDLE_MS);
       return;
     }
     if (message.method === "tools/list" && this.initializeAnswered && message.params?.cursor === undefined) {
       this.backlog.pop(); // answered for good; the server need not see it
       this.write({ jsonrpc: "2.0", id, result: { tools: opening.tools } });
+      this.settle(id);
     }
     clearTimeout(this.idleTimer);
-    this.signalNeedsServer();
+    this.signalNeedsServer(true);
   }
 
   /** Called by the SDK when the server attaches: the backlog is replayed, then messages flow through. */
@@ -199,6 +267,7 @@ export class StdioConnection implements MessageTransport {
       return;
     }
     await this.write(message);
+    if (isResponse) this.settle(id);
   }
 
   private write(message: Message): Promise<void> {
@@ -213,9 +282,12 @@ export class StdioConnection implements MessageTransport {
     if (this.closed) return;
     this.closed = true;
     clearTimeout(this.idleTimer);
+    clearTimeout(this.drainTimer);
     this.input.removeListener("data", this.onData);
     this.input.removeListener("end", this.onEnd);
-    this.signalNeedsServer();
+    this.input.removeListener("close", this.onEnd);
+    this.signalNeedsServer(false);
     if (this.attached) this.onclose?.();
+    this.signalClosed();
   }
 }

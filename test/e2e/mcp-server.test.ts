@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -160,4 +160,55 @@ describe("cc-tools mcp with the MCP Inspector CLI (npx)", () => {
     );
     expect(called.content[0].text).toBe("inspected");
   }, 120_000);
+});
+
+describe("cc-tools mcp --http (built CLI)", () => {
+  it("refuses a non-loopback address without a token", async () => {
+    const { dir, env } = workspace();
+    const failed = await run(process.execPath, [CLI, "mcp", "--cwd", dir, "--http", "--host", "0.0.0.0"], {
+      env: { ...process.env, ...env, CC_TOOLS_TOKEN: "" },
+    }).catch((error: { code: number; stderr: string }) => error);
+    expect(failed).toMatchObject({ code: 2 });
+    expect((failed as { stderr: string }).stderr).toContain(
+      "needs a bearer token: pass --token or set CC_TOOLS_TOKEN",
+    );
+  });
+
+  it("with CC_TOOLS_TOKEN, answers 401 to a wrong token and serves the right one", async () => {
+    const { dir, env } = workspace();
+    const child = spawn(process.execPath, [CLI, "mcp", "--cwd", dir, "--http", "--port", "0"], {
+      env: { ...process.env, ...env, CC_TOOLS_TOKEN: "right-token" },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.on("data", (d) => (stderr += d));
+    try {
+      expect(await waitFor(() => /listening on (\S+)/.test(stderr))).toBe(true);
+      expect(stderr).toContain("(bearer token required)");
+      const url = /listening on (\S+)/.exec(stderr)![1]!;
+      const initialize = JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+      });
+      const post = (token: string) =>
+        fetch(url, {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+            authorization: `Bearer ${token}`,
+          },
+          body: initialize,
+        });
+      expect((await post("wrong-token")).status).toBe(401);
+      const ok = await post("right-token");
+      expect(ok.status).toBe(200);
+      expect(await ok.text()).toContain('"serverInfo"');
+    } finally {
+      child.kill("SIGTERM");
+      await new Promise((r) => child.on("close", r));
+    }
+  });
 });

@@ -61,6 +61,32 @@ describe("McpClientManager with the reference server over stdio", () => {
     expect(ToolResult.text(denied)).toContain("mcp__everything__echo");
   });
 
+  it("applies server-wide rules: mcp__everything__* allows its tools, a narrower deny still wins", async () => {
+    const m = manager([stdioServer("everything", EVERYTHING)]);
+    await m.connect();
+    const source = { scope: "cli" as const, root: tempDir() };
+    const ctx = testContext({
+      mcpManager: m,
+      permissionMode: "default",
+      rules: [
+        { rule: "mcp__everything__*", behavior: "allow", source },
+        { rule: "mcp__everything__get-env", behavior: "deny", source },
+      ],
+    });
+    const echo = await runTool("mcp__everything__echo", { message: "allowed by wildcard" }, ctx);
+    expect(echo.isError).toBe(false);
+    expect(ToolResult.text(echo)).toContain("allowed by wildcard");
+    const env = await runTool("mcp__everything__get-env", {}, ctx);
+    expect(env.isError).toBe(true);
+    expect(ToolResult.text(env)).toContain("deny rule mcp__everything__get-env");
+    const other = testContext({
+      mcpManager: m,
+      permissionMode: "default",
+      rules: [{ rule: "mcp__github__*", behavior: "allow", source }],
+    });
+    expect((await runTool("mcp__everything__echo", { message: "x" }, other)).isError).toBe(true);
+  });
+
   it("lists and reads resources with ListMcpResources / ReadMcpResource", async () => {
     const m = manager([stdioServer("everything", EVERYTHING)]);
     const ctx = testContext({ mcpManager: m });
@@ -87,6 +113,13 @@ describe("McpClientManager with the reference server over stdio", () => {
     const unknown = await runTool("ReadMcpResource", { server: "nope", uri: doc.uri }, ctx);
     expect(unknown.isError).toBe(true);
     expect(ToolResult.text(unknown)).toMatch(/no MCP server named "nope".*everything \(connected\)/);
+    expect(ToolResult.text(unknown)).toContain("ListMcpResources {}");
+
+    // A wrong URI is answered with the URIs the server does have.
+    const missing = await runTool("ReadMcpResource", { server: "everything", uri: "demo://nope" }, ctx);
+    expect(missing.isError).toBe(true);
+    expect(ToolResult.text(missing)).toMatch(/not found\. MCP server everything offers: demo:\/\/resource/);
+    expect(ToolResult.text(missing)).toContain(doc.uri);
   });
 });
 
@@ -148,6 +181,27 @@ describe("McpClientManager with failing servers", () => {
     expect(byName.silent!.error).toContain("did not answer within 3000 ms");
     expect(byName.broken!.status).toBe("failed");
     expect(byName.broken!.error).toContain("refusing to start");
+    // A tool of a failed server is explained by the server's state, not just "no tool named".
+    const called = await runTool("mcp__broken__anything", {}, testContext({ mcpManager: m }));
+    expect(ToolResult.text(called)).toContain("MCP server broken is not connected (failed)");
+  });
+
+  it("says which command or URL could not be reached", async () => {
+    const m = manager([
+      { name: "missing", ok: true, source: ".mcp.json", config: { command: "/no/such/mcp-server" } },
+      {
+        name: "nohost",
+        ok: true,
+        source: ".mcp.json",
+        config: { type: "http", url: "http://no-such-host.invalid/mcp" },
+      },
+    ]);
+    await m.connect();
+    const byName = Object.fromEntries(m.servers().map((s) => [s.name, s]));
+    expect(byName.missing!.error).toContain(
+      'command not found: /no/such/mcp-server. Check "command" in .mcp.json',
+    );
+    expect(byName.nohost!.error).toContain("cannot reach http://no-such-host.invalid/mcp");
     // The hung server's process was killed, not left behind.
     expect(await waitFor(async () => (await processesMatching(SILENT)).length === 0)).toBe(true);
   });

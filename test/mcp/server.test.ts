@@ -1,12 +1,18 @@
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { InMemoryTransport } from "@modelcontextprotocol/server";
 import { afterEach, describe, expect, it } from "vitest";
 import { createToolContext } from "../../src/core/context.js";
 import { serveToolsOverHttp } from "../../src/mcp/serve-http.js";
-import { type ContextFactory, createToolSession, MAX_ARGUMENT_CHARS } from "../../src/mcp/server.js";
+import {
+  type ContextFactory,
+  createToolSession,
+  MAX_ARGUMENT_CHARS,
+  type ToolSessionOptions,
+} from "../../src/mcp/server.js";
 import { allTools } from "../../src/registry.js";
+import { PROGRESS_EVERY_FILES } from "../../src/search/query.js";
 import { tempDir } from "../helpers/context.js";
 import { processesMatching, waitFor } from "./fixtures.js";
 
@@ -29,8 +35,8 @@ type Elicit = (message: string) => {
 };
 
 /** A real SDK client wired to one server session in memory. */
-async function connect(makeContext: ContextFactory, elicit?: Elicit) {
-  const session = createToolSession(makeContext, undefined);
+async function connect(makeContext: ContextFactory, elicit?: Elicit, options?: ToolSessionOptions) {
+  const session = createToolSession(makeContext, undefined, options);
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await session.server.connect(serverSide);
   const client = new Client(
@@ -106,6 +112,42 @@ describe("MCP server session", () => {
     expect(await waitFor(async () => (await processesMatching(marker)).length === 0)).toBe(true);
   });
 
+  it("forwards a tool's own progress (Grep over a big tree) as increasing progress notifications", async () => {
+    const dir = tempDir();
+    for (let d = 0; d < 25; d++) {
+      mkdirSync(join(dir, `d${d}`));
+      for (let f = 0; f < (PROGRESS_EVERY_FILES * 2.5) / 25; f++) {
+        writeFileSync(join(dir, `d${d}`, `f${f}.txt`), "needle\n");
+      }
+    }
+    const { client } = await connect(factory(dir));
+    const updates: Array<{ progress: number; message?: string }> = [];
+    const result = await client.callTool(
+      { name: "Grep", arguments: { pattern: "needle" } },
+      { onprogress: (p) => updates.push(p) },
+    );
+    expect(result.isError).toBeFalsy();
+    expect(updates.length).toBeGreaterThanOrEqual(1);
+    expect(updates[0]!.message).toMatch(/files with matches so far/);
+    const values = updates.map((u) => u.progress);
+    expect(values).toEqual([...values].sort((a, b) => a - b));
+    expect(new Set(values).size).toBe(values.length);
+  });
+
+  it("sends a heartbeat while a call with a progress token is quiet", async () => {
+    const { client } = await connect(factory(tempDir()), undefined, { heartbeatMs: 100 });
+    const updates: Array<{ progress: number; message?: string }> = [];
+    const result = await client.callTool(
+      { name: "Bash", arguments: { command: "sleep 1; echo done" } },
+      { onprogress: (p) => updates.push(p) },
+    );
+    expect(text(result)).toContain("done");
+    const beats = updates.filter((u) => /still running/.test(u.message ?? ""));
+    expect(beats.length).toBeGreaterThan(0);
+    const values = updates.map((u) => u.progress);
+    expect(values).toEqual([...values].sort((a, b) => a - b));
+  });
+
   it("asks through elicitation when the client supports it", async () => {
     const dir = tempDir();
     writeFileSync(join(dir, "a.txt"), "hi\n");
@@ -165,5 +207,112 @@ describe("MCP server over Streamable HTTP", () => {
     await one.callTool({ name: "Bash", arguments: { command: "mkdir -p deeper && cd deeper" } });
     expect(text(await one.callTool({ name: "Bash", arguments: { command: "pwd" } }))).toContain("deeper");
     expect(text(await two.callTool({ name: "Bash", arguments: { command: "pwd" } })).trim()).toBe(dir);
+  });
+});
+
+describe("MCP server over Streamable HTTP: cancellation", () => {
+  it("a client's notifications/cancelled kills the call's processes and the session goes on", async () => {
+    const served = await serveToolsOverHttp(factory(tempDir()), undefined, { host: "127.0.0.1", port: 0 });
+    cleanups.push(() => served.close());
+    const client = new Client({ name: "http-cancel", version: "1" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(served.url)));
+    cleanups.push(() => client.close());
+    const marker = `sleep 34.${process.pid}`;
+    const controller = new AbortController();
+    const call = client.callTool(
+      { name: "Bash", arguments: { command: marker } },
+      { signal: controller.signal },
+    );
+    expect(await waitFor(async () => (await processesMatching(marker)).length > 0)).toBe(true);
+    controller.abort("the user pressed stop");
+    await expect(call).rejects.toThrow();
+    expect(await waitFor(async () => (await processesMatching(marker)).length === 0)).toBe(true);
+    expect(text(await client.callTool({ name: "Bash", arguments: { command: "echo after" } }))).toContain(
+      "after",
+    );
+  });
+});
+
+describe("MCP server over Streamable HTTP: broken clients", () => {
+  const headers = {
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    "mcp-protocol-version": "2025-06-18",
+  };
+  const post = (url: string, body: string, extra: Record<string, string> = {}, signal?: AbortSignal) =>
+    fetch(url, { method: "POST", headers: { ...headers, ...extra }, body, signal });
+
+  async function rawSession(url: string) {
+    const init = await post(
+      url,
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-06-18",
+          capabilities: {},
+          clientInfo: { name: "raw", version: "1" },
+        },
+      }),
+    );
+    await init.text();
+    const id = init.headers.get("mcp-session-id")!;
+    await post(url, JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }), {
+      "mcp-session-id": id,
+    });
+    return id;
+  }
+  const bashCall = (id: number, command: string, extra: Record<string, unknown> = {}) =>
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name: "Bash", arguments: { command, ...extra } },
+    });
+
+  it("answers a body that is not JSON with a JSON-RPC parse error and keeps serving", async () => {
+    const served = await serveToolsOverHttp(factory(tempDir()), undefined, { host: "127.0.0.1", port: 0 });
+    cleanups.push(() => served.close());
+    const bad = await post(served.url, "{oops");
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: { code: number } }).error.code).toBe(-32700);
+    const session = await rawSession(served.url);
+    const ok = await post(served.url, bashCall(2, "echo still-here"), { "mcp-session-id": session });
+    expect(await ok.text()).toContain("still-here");
+  });
+
+  it("kills a call's processes when the client drops the answer's stream", async () => {
+    const served = await serveToolsOverHttp(factory(tempDir()), undefined, { host: "127.0.0.1", port: 0 });
+    cleanups.push(() => served.close());
+    const session = await rawSession(served.url);
+    const marker = `sleep 32.${process.pid}`;
+    const controller = new AbortController();
+    const call = post(served.url, bashCall(2, marker), { "mcp-session-id": session }, controller.signal);
+    expect(await waitFor(async () => (await processesMatching(marker)).length > 0)).toBe(true);
+    controller.abort();
+    await call.then((r) => r.text()).catch(() => {});
+    expect(await waitFor(async () => (await processesMatching(marker)).length === 0)).toBe(true);
+    const next = await post(served.url, bashCall(3, "echo next"), { "mcp-session-id": session });
+    expect(await next.text()).toContain("next");
+  });
+
+  it("closes a session left idle, killing its background jobs", async () => {
+    const served = await serveToolsOverHttp(factory(tempDir()), undefined, {
+      host: "127.0.0.1",
+      port: 0,
+      sessionIdleMs: 300,
+    });
+    cleanups.push(() => served.close());
+    const session = await rawSession(served.url);
+    const marker = `sleep 33.${process.pid}`;
+    const started = await post(served.url, bashCall(2, marker, { run_in_background: true }), {
+      "mcp-session-id": session,
+    });
+    expect(await started.text()).not.toContain('"isError":true');
+    expect(await waitFor(async () => (await processesMatching(marker)).length > 0)).toBe(true);
+    expect(await waitFor(async () => (await processesMatching(marker)).length === 0)).toBe(true);
+    const gone = await post(served.url, bashCall(3, "echo late"), { "mcp-session-id": session });
+    expect(gone.status).toBe(404);
   });
 });

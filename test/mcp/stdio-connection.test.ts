@@ -4,10 +4,16 @@ import { PassThrough } from "node:stream";
 import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/server";
 import { describe, expect, it } from "vitest";
 import { serverIdentity } from "../../src/mcp/identity.js";
-import { type OpeningData, StdioConnection } from "../../src/mcp/stdio-connection.js";
+import {
+  INPUT_END_DRAIN_MS,
+  MAX_FRAME_BYTES,
+  type OpeningData,
+  StdioConnection,
+} from "../../src/mcp/stdio-connection.js";
 import { allTools, toMcpTools } from "../../src/registry.js";
 import { CLI } from "../e2e/cli.js";
 import { tempDir } from "../helpers/context.js";
+import { processesMatching, waitFor } from "./fixtures.js";
 
 const opening: OpeningData = {
   protocolVersions: ["2025-06-18"],
@@ -130,6 +136,139 @@ describe("StdioConnection", () => {
     await new Promise((r) => setTimeout(r, 10));
     expect(closed).toBe(true);
   });
+});
+
+describe("StdioConnection when the client ends its input", () => {
+  it("lets the server answer what was already asked, then closes", async () => {
+    const { connection, send, lines, tick, input } = harness();
+    send(initialize(1));
+    send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "Read" } });
+    input.end();
+    expect(await connection.needsServer).toBe(true);
+    let closed = false;
+    void connection.whenClosed.then(() => (closed = true));
+    const seen: unknown[] = [];
+    connection.onmessage = (m) => seen.push(m);
+    await connection.start();
+    await tick();
+    expect(closed).toBe(false);
+    expect(seen.map((m) => (m as { method: string }).method)).toEqual(["initialize", "tools/call"]);
+    await connection.send({ jsonrpc: "2.0", id: 2, result: { content: [] } });
+    await connection.whenClosed;
+    expect(lines.at(-1)).toEqual({ jsonrpc: "2.0", id: 2, result: { content: [] } });
+  });
+
+  it("counts a cancelled request as settled, and a last line without its newline as a line", async () => {
+    const { connection, send, lines, input } = harness(undefined);
+    await connection.start();
+    connection.onmessage = () => {};
+    send({ jsonrpc: "2.0", id: 5, method: "tools/call" });
+    input.end(
+      JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 5 } }),
+    );
+    await connection.whenClosed;
+    expect(lines).toEqual([]);
+  });
+
+  it("tells the server it is not needed when everything asked was answered by the opening", async () => {
+    const { connection, send, input } = harness();
+    send(initialize(1));
+    await new Promise((r) => setImmediate(r));
+    input.end();
+    expect(await connection.needsServer).toBe(false);
+    await connection.whenClosed;
+  });
+});
+
+describe("StdioConnection framing", () => {
+  it("drops a frame over MAX_FRAME_BYTES with one error, quickly, and reads the next frame", async () => {
+    const { connection, send, lines, tick, input } = harness(undefined);
+    const seen: unknown[] = [];
+    connection.onmessage = (m) => seen.push(m);
+    await connection.start();
+    const piece = "x".repeat(1024 * 1024);
+    input.write('{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"');
+    for (let written = 0; written <= MAX_FRAME_BYTES; written += piece.length) input.write(piece);
+    input.write('"}}\n');
+    send({ jsonrpc: "2.0", id: 2, method: "ping" });
+    await tick();
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ id: null, error: { code: -32600 } });
+    expect(seen).toEqual([{ jsonrpc: "2.0", id: 2, method: "ping" }]);
+  });
+
+  it("reads a large frame that arrives in many chunks", async () => {
+    const { connection, input, tick } = harness(undefined);
+    const seen: Array<{ params: { pad: string } }> = [];
+    connection.onmessage = (m) => seen.push(m as never);
+    await connection.start();
+    const pad = "é".repeat(8 * 1024 * 1024);
+    const frame = Buffer.from(`${JSON.stringify({ jsonrpc: "2.0", method: "x", params: { pad } })}\n`);
+    // Odd chunk sizes split multi-byte characters, as a pipe does.
+    for (let at = 0; at < frame.length; at += 65_537) input.write(frame.subarray(at, at + 65_537));
+    await tick();
+    expect(seen).toHaveLength(1);
+    expect(seen[0]!.params.pad).toBe(pad);
+  });
+});
+
+describe("cc-tools mcp over a pipe", () => {
+  it("answers every request of `printf ... | cc-tools mcp` before exiting", async () => {
+    const dir = tempDir();
+    const child = spawn(process.execPath, [CLI, "mcp", "--cwd", dir, "--allow", "Bash(echo:*)"], {
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stdout = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stdin.end(
+      [
+        initialize(1),
+        { jsonrpc: "2.0", method: "notifications/initialized" },
+        { jsonrpc: "2.0", id: 2, method: "tools/list" },
+        {
+          jsonrpc: "2.0",
+          id: 3,
+          method: "tools/call",
+          params: { name: "Bash", arguments: { command: "echo piped" } },
+        },
+      ]
+        .map((m) => JSON.stringify(m))
+        .join("\n"),
+    );
+    const code = await new Promise((r) => child.on("close", r));
+    expect(code).toBe(0);
+    const answers = stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(answers.map((a) => a.id)).toEqual([1, 2, 3]);
+    expect(answers[2].result.content[0].text).toContain("piped");
+  });
+
+  it(
+    "kills a call still running when the client has closed stdin, after the drain time",
+    async () => {
+      const dir = tempDir();
+      const marker = `sleep ${40 + Math.floor(Math.random() * 1000)}`;
+      const child = spawn(
+        process.execPath,
+        [CLI, "mcp", "--cwd", dir, "--permission-mode", "bypassPermissions"],
+        {
+          stdio: ["pipe", "ignore", "pipe"],
+        },
+      );
+      child.stdin.write(`${JSON.stringify(initialize(1))}\n`);
+      child.stdin.write(
+        `${JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "Bash", arguments: { command: marker } } })}\n`,
+      );
+      expect(await waitFor(async () => (await processesMatching(marker)).length > 0)).toBe(true);
+      child.stdin.end();
+      const code = await new Promise((r) => child.on("close", r));
+      expect(code).toBe(0);
+      expect(await waitFor(async () => (await processesMatching(marker)).length === 0)).toBe(true);
+    },
+    INPUT_END_DRAIN_MS + 20_000,
+  );
 });
 
 describe("the built opening", () => {

@@ -54,7 +54,8 @@ async function serve(flags: ServeFlags): Promise<void> {
   if (!flags.http) {
     const { StdioConnection, readOpening } = await import("../../mcp/stdio-connection.js");
     connection = new StdioConnection(process.stdin, process.stdout, readOpening());
-    await connection.needsServer;
+    // The client may leave having only asked what the opening answered: then nothing more loads.
+    if (!(await connection.needsServer)) return;
   }
 
   const { contextFromFlags, mcpManagerFor } = await import("../common.js");

@@ -1,11 +1,34 @@
 import * as z from "zod";
 import { errorMessage, ToolError } from "../../core/errors.js";
+import type { McpManager } from "../../core/mcp-manager.js";
 import { PermissionLevel } from "../../core/permission-level.js";
 import type { ContentBlock } from "../../core/result.js";
 import { ToolResult } from "../../core/result.js";
 import { defineTool } from "../../core/tool.js";
 import { fromResourceContents } from "../../mcp/content.js";
 import { requireMcpManager } from "./manager.js";
+
+/** How many of a server's resource URIs a failed read lists, so the model can pick the right one. */
+const URIS_SHOWN_ON_ERROR = 10;
+
+/** What to try after a failed read: the server's actual URIs when it can list them, else how to list them. */
+async function whatExists(manager: McpManager, server: string, signal: AbortSignal): Promise<string> {
+  const status = manager.servers().find((s) => s.name === server)?.status;
+  if (status === undefined) return "List every server's resources with ListMcpResources {}.";
+  if (status !== "connected") return ""; // the error already says why the server is unusable
+  try {
+    const resources = await manager.listResources(server, signal);
+    if (resources.length === 0) return `MCP server ${server} lists no resources.`;
+    const shown = resources.slice(0, URIS_SHOWN_ON_ERROR).map((r) => r.uri);
+    const more = resources.length - shown.length;
+    return `MCP server ${server} offers: ${shown.join(", ")}${more > 0 ? ` and ${more} more (see ListMcpResources {"server": "${server}"})` : ""}.`;
+  } catch {
+    return `List what exists with ListMcpResources {"server": "${server}"}.`;
+  }
+}
+
+/** An error message ending in a full stop, so advice can follow it. */
+const sentence = (text: string) => (/[.!?]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`);
 
 export const readMcpResource = defineTool({
   name: "ReadMcpResource",
@@ -24,7 +47,7 @@ export const readMcpResource = defineTool({
       contents = await manager.readResource(server, uri, ctx.signal);
     } catch (error) {
       throw new ToolError(
-        `Reading ${uri} from MCP server ${server} failed: ${errorMessage(error)} List what exists with ListMcpResources {"server": "${server}"}.`,
+        `Reading ${uri} from MCP server ${server} failed: ${sentence(errorMessage(error))} ${await whatExists(manager, server, ctx.signal)}`.trim(),
       );
     }
     if (contents.length === 0) return ToolResult.success(`${uri} on MCP server ${server} is empty.`);
