@@ -497,6 +497,18 @@ describe("security matrix", () => {
     ["default", ["Bash(cat:*)", "Edit(~/.bashrc)"], "cat x > ~/.bashrc", "allow"],
     ["default", ["Bash(cat:*)", "deny:Edit(~/.bashrc)"], "cat x >> ~/.bashrc", "deny"],
     ["default", ["Bash(find:*)"], "find . -name x | xargs rm", "ask"],
+    // A prefix ending in the command name names that program, not a longer or path-like name.
+    ["default", ["Bash(ls:*)"], "ls.evil x", "ask"],
+    ["default", ["Bash(ls:*)"], "ls/../evil x", "ask"],
+    ["default", ["Bash(ls:*)"], "ls=x", "ask"],
+    ["default", ["Bash(npm run test:*)"], "npm run test:unit", "allow"],
+    // Arithmetic evaluates a variable's value, and a subscript in it runs commands.
+    ["default", ["Bash(echo:*)"], "TERM='a[$(touch p)]'; echo $((TERM))", "ask"],
+    ["default", ["Bash(echo:*)"], "for f in 'a[$(touch p)]'; do echo $((f)); done", "ask"],
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: bash parameter expansion, not a template
+    ["default", ["Bash(echo:*)"], "for f in *; do echo ${PATH:f}; done", "ask"],
+    ["default", ["Bash(echo:*)", "Bash(read:*)"], "read z; echo $[z]", "ask"],
+    ["default", ["Bash(echo:*)"], "for i in 1 2 {3..9}; do echo $((i * 2)); done", "allow"],
   ];
   it.each(rows)("%s with %j: %j → %s", (mode, rules, command, expected) => {
     const { bash, workingDir } = setup();
