@@ -1,3 +1,4 @@
+import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import type { PermissionLevel, PermissionMode } from "../core/permission-level.js";
 import type { PermissionSubject } from "../core/tool.js";
@@ -403,4 +404,34 @@ export function evaluatePermission(input: EvaluationInput): PermissionDecision {
   const subject: PermissionSubject = input.subject;
   if (subject.kind === "command") return evaluateCommand(ev, subject.command, subject.shell, subject.cwd);
   return evaluateSingle(ev);
+}
+
+/**
+ * The files a tool that reads whole directories (Grep, Glob) must leave out: those a path-specific Read
+ * deny or ask rule covers. The call's own decision only judged the directory, so without this a Grep of
+ * the workspace would show what `Read(.env)` denies. Undefined when no such rule exists (nothing to hide).
+ */
+export function readRestriction(
+  input: Omit<EvaluationInput, "subject" | "level" | "mode">,
+): ((absolutePath: string) => boolean) | undefined {
+  const ev = new Evaluation({ ...input, subject: { kind: "none" }, level: "readOnly", mode: "default" });
+  const restrictive = [...ev.rules.deny, ...ev.rules.ask].filter(
+    ({ rule, entry }) =>
+      (rule.kind === "path" || rule.kind === "specifier") &&
+      coversPathAccess(rule.tool, entry.behavior, input.toolName, "read"),
+  );
+  if (restrictive.length === 0) return undefined;
+  return (path) => {
+    let canonical: string;
+    try {
+      // Listed files exist: one realpath call instead of a walk per component.
+      canonical = realpathSync.native(path);
+    } catch {
+      canonical = ev.pathView(path).canonical;
+    }
+    const view = { canonical, lexical: resolve(path) };
+    return restrictive.some(({ rule, entry }) =>
+      ev.pathRuleMatches(rule, entry, input.toolName, "read", view),
+    );
+  };
 }
