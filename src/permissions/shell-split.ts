@@ -30,8 +30,16 @@ export interface SimpleCommand {
    * keep their source text (`$HOME`, `$(date)`), which no literal rule text can be confused with.
    */
   words: string[];
+  /** Each word's value after quote removal, or undefined when it is only known at run time. */
+  literals: Array<string | undefined>;
   /** Files this command writes through `>`, `>>`, `>|`, `&>`, `<>` and friends (not /dev/null, not fd copies). */
   writes: string[];
+  /** Files it reads through `<` or `<>` whose names are literal. */
+  reads: string[];
+}
+
+export function emptyCommand(): SimpleCommand {
+  return { assignments: [], words: [], literals: [], writes: [], reads: [] };
 }
 
 export type ShellSplit = { ok: true; commands: SimpleCommand[] } | { ok: false; reason: string };
@@ -270,7 +278,7 @@ class BashParser {
 
   /** Redirections after `)`, `}`, `done` or `fi` apply to everything inside: record them as a command. */
   private parseTrailingRedirects(): void {
-    const command: SimpleCommand = { assignments: [], words: [], writes: [] };
+    const command = emptyCommand();
     for (;;) {
       this.skipBlanks();
       if (!this.parseRedirect(command)) break;
@@ -280,7 +288,7 @@ class BashParser {
 
   private parseCommand(record = true): SimpleCommand {
     const { src } = this;
-    const command: SimpleCommand = { assignments: [], words: [], writes: [] };
+    const command = emptyCommand();
     let name: Word | undefined;
     for (;;) {
       this.skipBlanks();
@@ -298,6 +306,7 @@ class BashParser {
         this.i += 2;
         this.nest(() => this.parseSequence(")"));
         command.words.push(src.slice(start, this.i));
+        command.literals.push(undefined);
         continue;
       }
       if (this.parseRedirect(command)) continue;
@@ -318,6 +327,7 @@ class BashParser {
         this.checkCommandName(word);
       }
       command.words.push(wordText(word));
+      command.literals.push(word.expanded ? undefined : word.value);
     }
     this.noteVariables(command.words);
     if (record && (command.words.length > 0 || command.assignments.length > 0 || command.writes.length > 0)) {
@@ -366,6 +376,9 @@ class BashParser {
     if (op === "<<" || op === "<<-") {
       this.heredocs.push({ delimiter: target.value, stripTabs: op === "<<-", expand: !target.quoted });
       return true;
+    }
+    if ((op === "<" || op === "<>") && !target.expanded && !target.pattern) {
+      command.reads.push(target.value.startsWith("~") && !target.tilde ? `./${target.value}` : target.value);
     }
     if (op === "<" || op === "<<<" || op === "<&") return true;
     if (op === ">&" && FD_COPY.test(target.value)) return true;

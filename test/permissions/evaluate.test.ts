@@ -509,6 +509,30 @@ describe("security matrix", () => {
     ["default", ["Bash(echo:*)"], "for f in *; do echo ${PATH:f}; done", "ask"],
     ["default", ["Bash(echo:*)", "Bash(read:*)"], "read z; echo $[z]", "ask"],
     ["default", ["Bash(echo:*)"], "for i in 1 2 {3..9}; do echo $((i * 2)); done", "allow"],
+    // Deny rules see through wrapper options, paths, `sh -c`, `find -exec` and options before a subcommand.
+    ["bypassPermissions", ["deny:Bash(rm:*)"], "sudo -u root rm x", "deny"],
+    ["bypassPermissions", ["deny:Bash(rm:*)"], "env -u HOME rm x", "deny"],
+    ["bypassPermissions", ["deny:Bash(rm:*)"], "timeout -s KILL 5 rm x", "deny"],
+    ["bypassPermissions", ["deny:Bash(rm:*)"], "exec -a name rm x", "deny"],
+    ["bypassPermissions", ["deny:Bash(rm:*)"], "/bin/rm x", "deny"],
+    ["bypassPermissions", ["deny:Bash(rm:*)"], "busybox rm x", "deny"],
+    ["bypassPermissions", ["deny:Bash(rm:*)"], "bash -c 'rm x'", "deny"],
+    ["bypassPermissions", ["deny:Bash(rm:*)"], `sudo sh -lc "cd / && rm x"`, "deny"],
+    ["bypassPermissions", ["deny:Bash(rm:*)"], "find . -name x -exec rm {} \\;", "deny"],
+    ["bypassPermissions", ["deny:Bash(git push:*)"], "git -C . push", "deny"],
+    ["bypassPermissions", ["deny:Edit(~/.bashrc)"], "sh -c 'echo x >> ~/.bashrc'", "deny"],
+    ["bypassPermissions", ["deny:Bash(rm:*)"], "timeout 5 echo rm x", "allow"],
+    ["bypassPermissions", ["deny:Bash(rm:*)"], "find . | xargs grep -l rm", "allow"],
+    // What a deny rule cannot see, it cannot clear: the command asks.
+    ["bypassPermissions", ["deny:Bash(rm:*)"], "eval 'rm x'", "ask"],
+    ["bypassPermissions", ["deny:Bash(rm:*)"], "command eval 'rm x'", "ask"],
+    ["bypassPermissions", ["deny:Bash(rm:*)"], 'bash -c "$CMD"', "ask"],
+    ["default", ["Bash", "deny:Bash(rm:*)"], "case x in x) rm y;; esac", "ask"],
+    ["dontAsk", ["Bash", "deny:Bash(rm:*)"], "eval 'rm x'", "deny"],
+    ["bypassPermissions", [], "eval 'rm x'", "allow"],
+    // An input redirection is a read, judged by Read deny and ask rules.
+    ["bypassPermissions", ["deny:Read(.env)"], "cat < .env", "deny"],
+    ["default", ["Bash(cat:*)", "deny:Read(~/.ssh/**)"], "cat < ~/.ssh/id_rsa", "deny"],
   ];
   it.each(rows)("%s with %j: %j → %s", (mode, rules, command, expected) => {
     const { bash, workingDir } = setup();

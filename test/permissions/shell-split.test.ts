@@ -153,7 +153,9 @@ describe("splitBash: assignments and redirections", () => {
         { name: "BAR", text: "'BAR=a b'" },
       ],
       words: ["npm", "test"],
+      literals: ["npm", "test"],
       writes: [],
+      reads: [],
     });
     expect(parts("npm test FOO=1")).toEqual(["npm test FOO=1"]);
   });
@@ -183,6 +185,19 @@ describe("splitBash: assignments and redirections", () => {
     ["> truncated", ["truncated"]],
   ])("%j writes %j", (command, expected) => {
     expect(writes(command)).toEqual(expected);
+  });
+
+  it.each([
+    ["cat < .env", [".env"]],
+    ["cat 0< ~/.ssh/id_rsa", ["~/.ssh/id_rsa"]],
+    ["cmd <> rw", ["rw"]],
+    ["cat < '~/x'", ["./~/x"]],
+    ['cat < "$HOME/x"', []],
+    ["cat <<< 'here'", []],
+    ["cat <&3", []],
+  ])("%j reads %j", (command, expected) => {
+    const split = splitBash(command);
+    expect(split.ok && split.commands.flatMap((c) => c.reads)).toEqual(expected);
   });
 
   it("does not count a redirection as a word of the command", () => {
