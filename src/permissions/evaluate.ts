@@ -431,7 +431,9 @@ function evaluateCommand(ev: Evaluation, command: string, shell: Shell, cwd?: st
   }
 
   const parts = split.commands;
-  const changesDirectory = parts.some((part) => DIRECTORY_CHANGERS.has(part.words[0] ?? ""));
+  const changesDirectory = parts.some(({ words }) =>
+    DIRECTORY_CHANGERS.has((words[0] === "builtin" || words[0] === "command" ? words[1] : words[0]) ?? ""),
+  );
   const writes = parts
     .flatMap((part) => part.writes)
     .map((target) => ({ target, view: ev.pathView(target, cwd) }));

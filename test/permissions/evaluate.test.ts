@@ -532,6 +532,7 @@ describe("security matrix", () => {
     ["bypassPermissions", [], "eval 'rm x'", "allow"],
     // An input redirection is a read, judged by Read deny and ask rules.
     ["bypassPermissions", ["deny:Read(.env)"], "cat < .env", "deny"],
+    ["acceptEdits", ["Bash(builtin:*)", "Bash(echo:*)"], "builtin cd / && echo x > a", "ask"],
     ["default", ["Bash(cat:*)", "deny:Read(~/.ssh/**)"], "cat < ~/.ssh/id_rsa", "deny"],
   ];
   it.each(rows)("%s with %j: %j → %s", (mode, rules, command, expected) => {
