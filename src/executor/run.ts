@@ -188,8 +188,11 @@ async function decide(
       permission: "deny",
     });
   }
-  if (pre.permissionDecision === "allow") return undefined;
-  const decision = await ctx.checkPermission(tool, input, signal);
+  const hook =
+    pre.permissionDecision === "allow" || pre.permissionDecision === "ask"
+      ? { decision: pre.permissionDecision, reason: pre.permissionReason ?? "no reason given" }
+      : undefined;
+  const decision = await ctx.checkPermission(tool, input, signal, hook);
   if (decision.behavior === "allow") return undefined;
   return ToolResult.error(`Permission to use ${tool.name} was denied: ${decision.reason}`, {
     permission: decision.behavior,
