@@ -27,6 +27,7 @@ function unknownTool(name: string, ctx: ToolContext): ToolResult {
   const hint = close.length > 0 ? ` Did you mean ${close.join(", ")}?` : "";
   return ToolResult.rejected(
     `No tool named "${name}".${hint} Tool names are case-sensitive; available tools: ${names.join(", ")}.`,
+    { unknownTool: true },
   );
 }
 
