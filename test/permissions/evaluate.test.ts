@@ -1,4 +1,4 @@
-import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { PermissionLevel, PermissionMode } from "../../src/core/permission-level.js";
@@ -98,6 +98,46 @@ describe("decision table: mode × level, inside and outside the workspace", () =
     const path = join(where === "inside" ? workingDir : outside, "f.txt");
     const access = level === "readOnly" ? "read" : "write";
     expect(decide("T", level, { kind: "path", path, access }, mode).behavior).toBe(expected);
+  });
+
+  // The tables users read must be the table the code applies (final outcomes, dontAsk included).
+  it.each([
+    ["README.md", "| level \\ mode |"],
+    ["docs/PERMISSIONS.md", "| Level \\ Mode |"],
+  ])("%s shows exactly these outcomes", (file, header) => {
+    const text = readFileSync(new URL(`../../${file}`, import.meta.url), "utf8");
+    const lines = text.split("\n");
+    const start = lines.findIndex((line) => line.startsWith(header));
+    expect(start).toBeGreaterThanOrEqual(0);
+    expect(
+      lines[start]!.split("|")
+        .slice(2, -1)
+        .map((c) => c.trim()),
+    ).toEqual([...MODES]);
+    const rows = new Map<string, string[]>();
+    for (const line of lines.slice(start + 2)) {
+      if (!line.startsWith("|")) break;
+      const [label = "", ...cells] = line
+        .split("|")
+        .slice(1, -1)
+        .map((c) => c.trim().replace(/\*/g, ""));
+      rows.set(
+        label
+          .toLowerCase()
+          .replace(/[(),]/g, "")
+          .replace(/ in the workspace| inside/, " in"),
+        cells,
+      );
+    }
+    const row = (label: string) => rows.get(label) ?? expect.fail(`${file} has no row "${label}"`);
+    expect(row("none")).toEqual(MODES.map(() => "allow"));
+    for (const level of LEVELS) {
+      const name = level.toLowerCase();
+      const labels = rows.has(name) ? [name, name] : [`${name} in`, `${name} outside`];
+      labels.forEach((label, i) => {
+        expect(row(label), `${file}: ${label}`).toEqual(MODES.map((mode) => EXPECTED[mode][level][i]));
+      });
+    }
   });
 
   it("None is never checked, in any mode, even with a deny rule", () => {
