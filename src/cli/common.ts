@@ -9,7 +9,7 @@ import { McpClientManager } from "../mcp/manager.js";
 import type { PermissionHandler, PermissionRuleEntry } from "../permissions/types.js";
 import { loadSettings, readJsonFile } from "../settings/load.js";
 import type { Settings } from "../settings/types.js";
-import { type ContextFlags, checkRuleFlags } from "./options.js";
+import { type ContextFlags, checkRuleFlags, checkWorkingDir } from "./options.js";
 
 /** Where named sessions keep their state: CC_TOOLS_STATE_DIR, else $XDG_STATE_HOME/cc-tools, else ~/.local/state/cc-tools. */
 export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -70,7 +70,7 @@ export function contextFromFlags(
     mcpManager?: McpManager;
   } = {},
 ): ToolContext {
-  const workingDir = resolve(flags.cwd ?? process.cwd());
+  const workingDir = checkWorkingDir(flags.cwd);
   const config = loadSettings(workingDir);
   return createToolContext({
     workingDir,

@@ -1,3 +1,5 @@
+import { statSync } from "node:fs";
+import { resolve } from "node:path";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { isPermissionMode, PERMISSION_MODES, type PermissionMode } from "../core/permission-level.js";
 import { validateRule } from "../permissions/rules.js";
@@ -64,4 +66,13 @@ export function checkRuleFlags(flags: ContextFlags): void {
       if (problem) throw new SettingsError(`${flag}: ${problem}`);
     }
   }
+}
+
+/** The workspace directory from --cwd (default: the current one); a missing one is a usage error. */
+export function checkWorkingDir(cwd: string | undefined): string {
+  const dir = resolve(cwd ?? process.cwd());
+  if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new SettingsError(`--cwd ${dir} is not an existing directory; give the workspace directory.`);
+  }
+  return dir;
 }

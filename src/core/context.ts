@@ -40,12 +40,27 @@ export interface ToolContext {
   readonly additionalDirectories: readonly string[];
   /** Resolves a user- or model-supplied path against workingDir (and `~`). */
   resolvePath(path: string): string;
-  /** Decides a call: rules and mode first, then the handler when they say ask. Never throws. */
-  checkPermission(tool: AnyTool, input: unknown, signal?: AbortSignal): Promise<PermissionDecision>;
+  /**
+   * Decides a call: rules and mode first, then the handler when they say ask. Never throws. `hook` is a
+   * PreToolUse hook's answer: `allow` skips the question but not deny or ask rules; `ask` asks even
+   * when the rules would allow (never past a deny rule).
+   */
+  checkPermission(
+    tool: AnyTool,
+    input: unknown,
+    signal?: AbortSignal,
+    hook?: HookPermission,
+  ): Promise<PermissionDecision>;
   /** Adds rules for the rest of the session (CLI flags, "allow for this session" answers). */
   addRules(entries: PermissionRuleEntry[]): void;
   /** Every rule in force: settings, CLI flags and session grants. */
   rules(): readonly PermissionRuleEntry[];
+}
+
+/** What a PreToolUse hook said about permission, with its reason. */
+export interface HookPermission {
+  decision: "allow" | "ask";
+  reason: string;
 }
 
 /** The per-call view: the session context plus this call's signal, id and progress channel. */
@@ -130,8 +145,8 @@ export function createToolContext(options: ToolContextOptions): ToolContext {
     addRules(entries) {
       state.granted.push(...entries);
     },
-    async checkPermission(tool, input, signal) {
-      return decideWithHandler(context, tool, input, signal ?? new AbortController().signal);
+    async checkPermission(tool, input, signal, hook) {
+      return decideWithHandler(context, tool, input, signal ?? new AbortController().signal, hook);
     },
   };
   return context;
@@ -142,6 +157,7 @@ async function decideWithHandler(
   tool: AnyTool,
   input: unknown,
   signal: AbortSignal,
+  hook: HookPermission | undefined,
 ): Promise<PermissionDecision> {
   if (tool.permissionLevel === "none") return { behavior: "allow", reason: "this tool needs no permission" };
   const subject = tool.permissionSubject(input, ctx);
@@ -155,7 +171,15 @@ async function decideWithHandler(
     additionalDirectories: ctx.additionalDirectories,
     homeDir: homedir(),
   };
-  const decision = evaluatePermission(evaluation);
+  let decision = evaluatePermission(evaluation);
+  // A hook answers the question the mode would ask; deny and ask rules are the user's and still hold.
+  const byAskRule = decision.behavior === "ask" && decision.rule !== undefined;
+  if (hook?.decision === "allow" && decision.behavior !== "deny" && !byAskRule) {
+    return { behavior: "allow", reason: `allowed by a PreToolUse hook: ${hook.reason}` };
+  }
+  if (hook?.decision === "ask" && decision.behavior === "allow") {
+    decision = { behavior: "ask", reason: `a PreToolUse hook asks for approval: ${hook.reason}` };
+  }
   if (decision.behavior !== "ask") return decision;
 
   const { suggestRules } = await import("../permissions/suggest.js");

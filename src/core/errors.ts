@@ -22,7 +22,15 @@ export class InputError extends ToolError {
   }
 }
 
+/** A thrown value as text: an Error's message, a string as is, anything else as JSON when it can be. */
 export function errorMessage(error: unknown): string {
   if (error instanceof Error) return error.message;
+  if (typeof error === "object" && error !== null) {
+    try {
+      return JSON.stringify(error) ?? String(error);
+    } catch {
+      return String(error);
+    }
+  }
   return String(error);
 }

@@ -50,6 +50,21 @@ export const ToolResult = {
     return ToolResult.error(`${TOOL_USE_ERROR_OPEN}${message}${TOOL_USE_ERROR_CLOSE}`, metadata);
   },
 
+  /** True for a well-formed result: a content array of text and image blocks, and a boolean isError. */
+  isValid(value: unknown): value is ToolResult {
+    if (typeof value !== "object" || value === null) return false;
+    const { content, isError } = value as Partial<ToolResult>;
+    return (
+      typeof isError === "boolean" &&
+      Array.isArray(content) &&
+      content.every(
+        (b: Partial<ContentBlock> | null) =>
+          (b?.type === "text" && typeof b.text === "string") ||
+          (b?.type === "image" && typeof b.data === "string" && typeof b.mimeType === "string"),
+      )
+    );
+  },
+
   withMetadata(result: ToolResult, metadata: Record<string, unknown>): ToolResult {
     return { ...result, metadata: { ...result.metadata, ...metadata } };
   },

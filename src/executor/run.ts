@@ -38,6 +38,7 @@ function unknownTool(name: string, ctx: ToolContext): ToolResult {
   const hint = close.length > 0 ? ` Did you mean ${close.join(", ")}?` : "";
   return ToolResult.rejected(
     `No tool named "${name}".${mcpServerNote(name, ctx)}${hint} Tool names are case-sensitive; available tools: ${names.join(", ")}.`,
+    { unknownTool: true },
   );
 }
 
@@ -56,6 +57,10 @@ function callContext(
   return call;
 }
 
+function formatDuration(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`;
+}
+
 /** Runs `execute` under the call's abort signal and deadline; a throw or a time-out becomes a result. */
 async function executeBounded(
   tool: AnyTool,
@@ -70,7 +75,7 @@ async function executeBounded(
       resolve(
         ToolResult.error(
           controller.signal.reason === "deadline"
-            ? `${tool.name} was stopped after ${Math.round(deadlineMs / 1000)} s, the longest a call may run.`
+            ? `${tool.name} was stopped after ${formatDuration(deadlineMs)}, the longest a call may run.`
             : `${tool.name} was cancelled before it finished.`,
           { cancelled: true },
         ),
@@ -80,7 +85,13 @@ async function executeBounded(
     timer = setTimeout(() => controller.abort("deadline"), deadlineMs);
   });
   try {
-    return await Promise.race([tool.execute(input, call), stopped]);
+    const result: unknown = await Promise.race([tool.execute(input, call), stopped]);
+    if (ToolResult.isValid(result)) return result;
+    log.error(`${tool.name} returned a malformed result`, result);
+    return ToolResult.error(
+      `${tool.name} finished but returned no valid result (a tool must return {content: [text or image blocks], isError}); ` +
+        "this is a bug in the tool: report it, and check whether the call took effect before retrying.",
+    );
   } catch (error) {
     if (error instanceof ToolError) {
       return error.beforeRun
@@ -199,8 +210,11 @@ async function decide(
       permission: "deny",
     });
   }
-  if (pre.permissionDecision === "allow") return undefined;
-  const decision = await ctx.checkPermission(tool, input, signal);
+  const hook =
+    pre.permissionDecision === "allow" || pre.permissionDecision === "ask"
+      ? { decision: pre.permissionDecision, reason: pre.permissionReason ?? "no reason given" }
+      : undefined;
+  const decision = await ctx.checkPermission(tool, input, signal, hook);
   if (decision.behavior === "allow") return undefined;
   return ToolResult.error(`Permission to use ${tool.name} was denied: ${decision.reason}`, {
     permission: decision.behavior,

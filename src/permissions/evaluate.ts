@@ -1,3 +1,4 @@
+import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import type { PermissionLevel, PermissionMode } from "../core/permission-level.js";
 import type { PermissionSubject } from "../core/tool.js";
@@ -9,7 +10,9 @@ import {
   mcpServerOf,
   type ParsedRule,
   parseRule,
+  READ_RULE_TOOLS,
   type Shell,
+  WRITE_RULE_TOOLS,
 } from "./rules.js";
 import { commandText, type SimpleCommand, splitBash } from "./shell-split.js";
 import type { EvaluationInput, PermissionDecision, PermissionRuleEntry, RuleBehavior } from "./types.js";
@@ -87,6 +90,7 @@ export const SAFE_ENV_VARS = new Set([
  */
 const WRAPPERS = new Set([
   "builtin",
+  "busybox",
   "command",
   "doas",
   "env",
@@ -95,6 +99,7 @@ const WRAPPERS = new Set([
   "nice",
   "nohup",
   "stdbuf",
+  "setsid",
   "sudo",
   "time",
   "timeout",
@@ -102,6 +107,16 @@ const WRAPPERS = new Set([
 ]);
 /** Words a wrapper takes before the wrapped command: options, assignments, durations, niceness values. */
 const WRAPPER_ARGUMENT = /^(-.*|[A-Za-z_][A-Za-z0-9_]*=.*|\d+(\.\d+)?[smhd]?)$/;
+/** Shells whose `-c` argument is a command line of its own: deny and ask rules look into it. */
+const SHELLS = new Set(["ash", "bash", "dash", "ksh", "mksh", "sh", "zsh"]);
+/** A shell option cluster holding `-c` (`-c`, `-lc`, `-ec`). */
+const SHELL_COMMAND_FLAG = /^-[A-Za-z]*c[A-Za-z]*$/;
+/** Shell options that take the next word as their argument. */
+const SHELL_OPTION_WITH_ARGUMENT = /^[-+][oO]$/;
+/** find actions whose following words, up to `;` or `+`, are a command find runs. */
+const FIND_ACTIONS = new Set(["-exec", "-execdir", "-ok", "-okdir"]);
+/** How deep `sh -c 'sh -c …'` is followed before the inner command counts as unknown. */
+const MAX_SHELL_DEPTH = 4;
 /** Commands that change the directory later relative paths in the same command line resolve against. */
 const DIRECTORY_CHANGERS = new Set(["cd", "pushd", "popd"]);
 
@@ -276,17 +291,88 @@ function askReason(ev: Evaluation, what: string, inside: boolean, view: PathView
   return `${what} needs approval: no allow rule covers it`;
 }
 
-/** Deny and ask rules also look at a command without its assignments and through wrappers like `sudo`. */
-function restrictiveTexts(command: SimpleCommand): string[] {
-  const texts = new Set([commandText(command), commandText(command, () => false)]);
-  let words = command.words;
-  while (words.length > 1 && WRAPPERS.has(words[0]!)) {
-    let next = 1;
-    while (next < words.length - 1 && WRAPPER_ARGUMENT.test(words[next]!)) next++;
-    words = words.slice(next);
-    texts.add(words.join(" "));
+/**
+ * Where the words after `from` may stop being options: after each option, and after each option's
+ * possible argument (`sudo -u root rm`, `git -C dir push`, `timeout -s KILL 5 rm`). Over-generous on
+ * purpose: deny and ask rules would rather see a spelling that is not the command than miss one that is.
+ */
+function optionEnds(words: readonly string[], from: number): number[] {
+  const ends = new Set([from]);
+  for (let p = from; p < words.length; p++) {
+    const word = words[p]!;
+    if (!ends.has(p) || !WRAPPER_ARGUMENT.test(word)) continue;
+    ends.add(p + 1);
+    if (word.startsWith("-") && !word.includes("=") && p + 2 <= words.length) ends.add(p + 2);
   }
-  return [...texts];
+  return [...ends];
+}
+
+/** The script of `sh -c 'script'`: its text, undefined when only known at run time, null when there is no `-c`. */
+function shellScript(command: SimpleCommand, start: number): string | undefined | null {
+  const { words, literals } = command;
+  let hasFlag = false;
+  let p = start + 1;
+  for (; p < words.length && /^[-+]/.test(words[p]!); p++) {
+    if (words[p] === "--") {
+      p++;
+      break;
+    }
+    if (SHELL_COMMAND_FLAG.test(words[p]!)) hasFlag = true;
+    if (SHELL_OPTION_WITH_ARGUMENT.test(words[p]!)) p++;
+  }
+  if (!hasFlag || p >= words.length) return null;
+  return literals[p];
+}
+
+/** What deny and ask rules see of one simple command. */
+interface RestrictiveView {
+  /** Spellings of every command it runs: without assignments, through wrappers, without leading options. */
+  texts: Set<string>;
+  writes: string[];
+  reads: string[];
+  /** Why part of what it runs cannot be seen (`eval` after a wrapper, `sh -c "$x"`), if so. */
+  hidden?: string;
+}
+
+function restrictiveView(command: SimpleCommand, shell: Shell, view: RestrictiveView, depth = 0): void {
+  view.texts.add(commandText(command));
+  view.texts.add(commandText(command, () => false));
+  view.writes.push(...command.writes);
+  view.reads.push(...command.reads);
+  const { words } = command;
+  const seen = new Set<number>();
+  const visit = (start: number) => {
+    if (start >= words.length || seen.has(start)) return;
+    seen.add(start);
+    const name = words[start]!.slice(words[start]!.lastIndexOf("/") + 1);
+    const ends = optionEnds(words, start + 1);
+    for (const end of ends) {
+      view.texts.add([words[start], ...words.slice(end)].join(" "));
+      view.texts.add([name, ...words.slice(end)].join(" "));
+    }
+    if (WRAPPERS.has(name)) for (const end of ends) visit(end);
+    if (name === "eval") view.hidden ??= "`eval` runs a command built at run time";
+    if (name === "find") {
+      for (let p = start + 1; p < words.length; p++) if (FIND_ACTIONS.has(words[p]!)) visit(p + 1);
+    }
+    if (SHELLS.has(name)) inspectScript(shellScript(command, start), shell, view, depth);
+  };
+  visit(0);
+}
+
+function inspectScript(
+  script: string | undefined | null,
+  shell: Shell,
+  view: RestrictiveView,
+  depth: number,
+): void {
+  if (script === null) return;
+  const split = script !== undefined && depth < MAX_SHELL_DEPTH ? splitBash(script) : undefined;
+  if (!split?.ok) {
+    view.hidden ??= `a shell's -c script ${split ? `cannot be split (${split.reason})` : "is only known at run time"}`;
+    return;
+  }
+  for (const inner of split.commands) restrictiveView(inner, shell, view, depth + 1);
 }
 
 function allowText(command: SimpleCommand): string {
@@ -294,6 +380,23 @@ function allowText(command: SimpleCommand): string {
 }
 
 const SHELL_TOOL: Record<Shell, string> = { bash: "Bash", powershell: "PowerShell" };
+
+/**
+ * When part of a command cannot be seen, a deny or ask rule about commands or files might be hiding
+ * behind it: then the command asks rather than being allowed by the mode or a whole-tool rule.
+ */
+function uncheckableRule(ev: Evaluation, shell: Shell, why: string): PermissionDecision | undefined {
+  const found = [...ev.rules.deny, ...ev.rules.ask].find(
+    ({ rule }) =>
+      (rule.kind === "command" && rule.shell === shell) ||
+      (rule.kind === "path" && (READ_RULE_TOOLS.has(rule.tool) || WRITE_RULE_TOOLS.has(rule.tool))),
+  );
+  if (!found) return undefined;
+  return {
+    behavior: "ask",
+    reason: `this command cannot be checked against ${describeRule(found.entry)}: ${why}; only a person can approve it`,
+  };
+}
 
 /**
  * Decides a shell command: every simple command in it and every file it redirects into must be
@@ -316,6 +419,8 @@ function evaluateCommand(ev: Evaluation, command: string, shell: Shell, cwd?: st
     if (cell === "deny") return planDenial(input);
     const asked = ev.find("ask", (rule) => toolWide(rule) || commandRule(raw)(rule));
     if (asked) return finish(input, byRule("ask", asked, "this command"));
+    const unchecked = uncheckableRule(ev, shell, split.reason);
+    if (unchecked) return finish(input, unchecked);
     if (cell === "allow") return { behavior: "allow", reason: defaultAllowReason(input, true) };
     const allowed = input.level === "dangerous" ? undefined : ev.find("allow", toolWide);
     if (allowed) return byRule("allow", allowed, "every command");
@@ -326,28 +431,45 @@ function evaluateCommand(ev: Evaluation, command: string, shell: Shell, cwd?: st
   }
 
   const parts = split.commands;
-  const changesDirectory = parts.some((part) => DIRECTORY_CHANGERS.has(part.words[0] ?? ""));
+  const changesDirectory = parts.some(({ words }) =>
+    DIRECTORY_CHANGERS.has((words[0] === "builtin" || words[0] === "command" ? words[1] : words[0]) ?? ""),
+  );
   const writes = parts
     .flatMap((part) => part.writes)
     .map((target) => ({ target, view: ev.pathView(target, cwd) }));
   // After a `cd` in the same line, a relative target is somewhere we cannot know.
   const unknownWrites = changesDirectory ? writes.filter((w) => !/^([/~]|\.\/~)/.test(w.target)) : [];
-  const writeRule = (behavior: RuleBehavior, view: ReturnType<Evaluation["pathView"]>) =>
-    ev.find(behavior, (rule, entry) => ev.pathRuleMatches(rule, entry, input.toolName, "write", view));
+  const pathRule = (behavior: RuleBehavior, access: "read" | "write", view: PathView) =>
+    ev.find(behavior, (rule, entry) => ev.pathRuleMatches(rule, entry, input.toolName, access, view));
+  const views = parts.map((part) => {
+    const view: RestrictiveView = { texts: new Set(), writes: [], reads: [] };
+    restrictiveView(part, shell, view);
+    return { part, ...view, texts: [...view.texts] };
+  });
 
   for (const behavior of ["deny", "ask"] as const) {
     const wide = ev.find(behavior, toolWide);
     if (wide) return finish(input, byRule(behavior, wide, "every command"));
-    for (const part of parts) {
-      const found = ev.find(behavior, commandRule(restrictiveTexts(part)));
+    for (const { part, texts, writes: written, reads } of views) {
+      const found = ev.find(behavior, commandRule(texts));
       if (found) return finish(input, byRule(behavior, found, `\`${commandText(part)}\``));
-    }
-    for (const write of writes) {
-      const found = writeRule(behavior, write.view);
-      if (found) return finish(input, byRule(behavior, found, `writing ${write.view.canonical}`));
+      for (const [access, targets] of [
+        ["write", written],
+        ["read", reads],
+      ] as const) {
+        for (const target of targets) {
+          const view = ev.pathView(target, cwd);
+          const byPath = pathRule(behavior, access, view);
+          const what = `${access === "write" ? "writing" : "reading"} ${view.canonical}`;
+          if (byPath) return finish(input, byRule(behavior, byPath, what));
+        }
+      }
     }
     if (behavior === "deny" && cell === "deny") return planDenial(input);
   }
+  const hidden = views.find((view) => view.hidden)?.hidden;
+  const unchecked = hidden === undefined ? undefined : uncheckableRule(ev, shell, hidden);
+  if (unchecked) return finish(input, unchecked);
   if (cell === "allow") return { behavior: "allow", reason: defaultAllowReason(input, true) };
   if (input.level === "dangerous") {
     return finish(input, { behavior: "ask", reason: askReason(ev, input.toolName, true, undefined) });
@@ -373,7 +495,7 @@ function evaluateCommand(ev: Evaluation, command: string, shell: Shell, cwd?: st
   }
   const writeCell = DECISION_TABLE[input.mode].write;
   for (const { view } of writes) {
-    const found = writeRule("allow", view);
+    const found = pathRule("allow", "write", view);
     if (found) used.add(found.entry.rule);
     else if ((ev.inside(view) ? writeCell.inside : writeCell.outside) !== "allow") {
       const where = ev.inside(view) ? `and ${input.mode} mode asks before edits` : "outside the workspace";
@@ -403,4 +525,34 @@ export function evaluatePermission(input: EvaluationInput): PermissionDecision {
   const subject: PermissionSubject = input.subject;
   if (subject.kind === "command") return evaluateCommand(ev, subject.command, subject.shell, subject.cwd);
   return evaluateSingle(ev);
+}
+
+/**
+ * The files a tool that reads whole directories (Grep, Glob) must leave out: those a path-specific Read
+ * deny or ask rule covers. The call's own decision only judged the directory, so without this a Grep of
+ * the workspace would show what `Read(.env)` denies. Undefined when no such rule exists (nothing to hide).
+ */
+export function readRestriction(
+  input: Omit<EvaluationInput, "subject" | "level" | "mode">,
+): ((absolutePath: string) => boolean) | undefined {
+  const ev = new Evaluation({ ...input, subject: { kind: "none" }, level: "readOnly", mode: "default" });
+  const restrictive = [...ev.rules.deny, ...ev.rules.ask].filter(
+    ({ rule, entry }) =>
+      (rule.kind === "path" || rule.kind === "specifier") &&
+      coversPathAccess(rule.tool, entry.behavior, input.toolName, "read"),
+  );
+  if (restrictive.length === 0) return undefined;
+  return (path) => {
+    let canonical: string;
+    try {
+      // Listed files exist: one realpath call instead of a walk per component.
+      canonical = realpathSync.native(path);
+    } catch {
+      canonical = ev.pathView(path).canonical;
+    }
+    const view = { canonical, lexical: resolve(path) };
+    return restrictive.some(({ rule, entry }) =>
+      ev.pathRuleMatches(rule, entry, input.toolName, "read", view),
+    );
+  };
 }

@@ -1,4 +1,10 @@
-import { MAX_SHELL_NESTING, type ShellSplit, type SimpleCommand, type SplitOptions } from "./shell-split.js";
+import {
+  emptyCommand,
+  MAX_SHELL_NESTING,
+  type ShellSplit,
+  type SimpleCommand,
+  type SplitOptions,
+} from "./shell-split.js";
 
 /**
  * Splits a PowerShell command line into its commands, like shell-split.ts does for bash: statements
@@ -81,7 +87,7 @@ class PowerShellParser {
 
   private parseCommand(): void {
     const { src } = this;
-    const command: SimpleCommand = { assignments: [], words: [], writes: [] };
+    const command = emptyCommand();
     for (;;) {
       this.skipBlanks();
       if (this.i >= src.length) break;
@@ -101,6 +107,7 @@ class PowerShellParser {
         this.nest(c === "(" ? ")" : "}");
         if (command.words.length === 0) throw new TooComplex("a command name computed by an expression");
         command.words.push(src.slice(start, this.i));
+        command.literals.push(undefined);
         continue;
       }
       const start = this.i;
@@ -115,6 +122,7 @@ class PowerShellParser {
         if (OPAQUE_COMMANDS.has(value.toLowerCase())) throw new TooComplex(`${value} runs a string as code`);
       }
       command.words.push(dynamic ? src.slice(start, this.i) : quote(value));
+      command.literals.push(dynamic ? undefined : value);
     }
     if (command.words.length > 0 || command.writes.length > 0) this.out.push(command);
   }

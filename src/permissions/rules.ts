@@ -86,14 +86,18 @@ function commandPattern(spec: string, shell: Shell): CommandPattern | { error: s
   const fold = shell === "powershell" ? (s: string) => s.toLowerCase() : (s: string) => s;
   const want = fold(text);
   if (prefix) {
+    // A prefix that ends inside the command name must be the whole name: `Bash(ls:*)` names the
+    // program `ls`, not `ls.evil` or `ls/../evil`. After the name, any non-word character ends it.
+    const withinName = !/\s/.test(want);
     const needsBoundary = WORD_CHAR.test(want.at(-1)!);
+    const ends = (next: string) => (withinName ? next === " " : !needsBoundary || !WORD_CHAR.test(next));
     return {
       type: "prefix",
       text,
       matches: (command) => {
         const got = fold(command);
         if (got === want) return true;
-        return got.startsWith(want) && (!needsBoundary || !WORD_CHAR.test(got[want.length]!));
+        return got.startsWith(want) && ends(got[want.length]!);
       },
     };
   }

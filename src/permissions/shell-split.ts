@@ -30,8 +30,16 @@ export interface SimpleCommand {
    * keep their source text (`$HOME`, `$(date)`), which no literal rule text can be confused with.
    */
   words: string[];
+  /** Each word's value after quote removal, or undefined when it is only known at run time. */
+  literals: Array<string | undefined>;
   /** Files this command writes through `>`, `>>`, `>|`, `&>`, `<>` and friends (not /dev/null, not fd copies). */
   writes: string[];
+  /** Files it reads through `<` or `<>` whose names are literal. */
+  reads: string[];
+}
+
+export function emptyCommand(): SimpleCommand {
+  return { assignments: [], words: [], literals: [], writes: [], reads: [] };
 }
 
 export type ShellSplit = { ok: true; commands: SimpleCommand[] } | { ok: false; reason: string };
@@ -47,6 +55,39 @@ export interface SplitOptions {
 
 /** Thrown inside the parser; turned into `{ ok: false }` at the entry point. */
 class TooComplex extends Error {}
+
+/**
+ * Bash evaluates a variable's VALUE as an expression in arithmetic (`$((x))`, `$[x]`, `${s:x}`,
+ * `${a[x]}`, `a[x]=1`, `let x`), and an array subscript in that value runs command substitutions:
+ * `x='a[$(rm y)]'; echo $((x))` runs `rm y`. So a line that both gives a variable text of its choosing
+ * and does arithmetic on it hides a command; the split fails and the caller asks.
+ */
+interface VariableFlow {
+  /** Variables this line sets to something other than a plain number. */
+  chosen: Set<string>;
+  /** Names referenced where bash evaluates arithmetic. */
+  arithmetic: Set<string>;
+}
+
+/** Builtins that set the variables named in their arguments (`read x`, `printf -v x`, `export x=…`). */
+const VARIABLE_SETTERS = new Set([
+  "declare",
+  "export",
+  "getopts",
+  "local",
+  "mapfile",
+  "printf",
+  "read",
+  "readarray",
+  "readonly",
+  "typeset",
+]);
+/** Words of a `for` list that can only give a loop variable a number: `1`, `-2`, `{1..10}`. */
+const NUMERIC_WORD = /^(-?\d+|\{-?\d+\.\.-?\d+(\.\.-?\d+)?\})$/;
+/** An assignment value that is a number or a single arithmetic expansion (whose result is a number). */
+const NUMERIC_VALUE = /^(-?\d*|\$\(\([^`$]*\)\))$/s;
+/** Identifiers in arithmetic text; not hex digits (`0xff`) or digits of a base (`16#ff`). */
+const ARITHMETIC_NAME = /(?<![\w#])[A-Za-z_]\w*/g;
 
 /** Commands whose real command line only exists at run time. */
 const OPAQUE_COMMANDS = new Set(["eval"]);
@@ -111,6 +152,10 @@ interface PendingHeredoc {
   expand: boolean;
 }
 
+function emptyWord(): Word {
+  return { value: "", raw: "", expanded: false, pattern: false, quoted: false, tilde: false };
+}
+
 function wordText(word: Word): string {
   return word.expanded ? word.raw : quoteWord(word.value);
 }
@@ -124,6 +169,7 @@ class BashParser {
     private out: SimpleCommand[],
     private depth: number,
     private readonly options: SplitOptions,
+    readonly flow: VariableFlow = { chosen: new Set(), arithmetic: new Set() },
   ) {}
 
   parseAll(): void {
@@ -144,7 +190,13 @@ class BashParser {
   private child(src: string): BashParser {
     if (this.depth + 1 > MAX_SHELL_NESTING)
       throw new TooComplex(`nesting deeper than ${MAX_SHELL_NESTING} levels`);
-    return new BashParser(src, this.options.patterns ? [] : this.out, this.depth + 1, this.options);
+    return new BashParser(
+      src,
+      this.options.patterns ? [] : this.out,
+      this.depth + 1,
+      this.options,
+      this.flow,
+    );
   }
 
   private skipBlanks(): void {
@@ -216,7 +268,9 @@ class BashParser {
       this.skipBlanks();
       if (this.src.startsWith("((", this.i)) throw new TooComplex("arithmetic `for (( … ))` loops");
       // The loop header is not a command, but substitutions in its word list run.
-      this.parseCommand(false);
+      const [variable, ...list] = this.parseCommand(false).words;
+      const values = list[0] === "in" ? list.slice(1) : undefined;
+      if (variable && !values?.every((word) => NUMERIC_WORD.test(word))) this.flow.chosen.add(variable);
     } else if (CLOSING_KEYWORDS.has(keyword)) this.parseTrailingRedirects();
     else if (!TRANSPARENT_KEYWORDS.has(keyword)) throw new TooComplex(`the keyword "${keyword}"`);
     return "handled";
@@ -224,7 +278,7 @@ class BashParser {
 
   /** Redirections after `)`, `}`, `done` or `fi` apply to everything inside: record them as a command. */
   private parseTrailingRedirects(): void {
-    const command: SimpleCommand = { assignments: [], words: [], writes: [] };
+    const command = emptyCommand();
     for (;;) {
       this.skipBlanks();
       if (!this.parseRedirect(command)) break;
@@ -232,9 +286,9 @@ class BashParser {
     if (command.writes.length > 0) this.out.push(command);
   }
 
-  private parseCommand(record = true): void {
+  private parseCommand(record = true): SimpleCommand {
     const { src } = this;
-    const command: SimpleCommand = { assignments: [], words: [], writes: [] };
+    const command = emptyCommand();
     let name: Word | undefined;
     for (;;) {
       this.skipBlanks();
@@ -252,6 +306,7 @@ class BashParser {
         this.i += 2;
         this.nest(() => this.parseSequence(")"));
         command.words.push(src.slice(start, this.i));
+        command.literals.push(undefined);
         continue;
       }
       if (this.parseRedirect(command)) continue;
@@ -262,6 +317,9 @@ class BashParser {
       if (assignment) {
         if (src[this.i] === "(") throw new TooComplex("array assignments");
         command.assignments.push({ name: assignment[1]!, text: wordText(word) });
+        if (assignment[2]) this.noteArithmetic(assignment[2]);
+        if (!NUMERIC_VALUE.test(src.slice(ASSIGNMENT.lastIndex, this.i)))
+          this.flow.chosen.add(assignment[1]!);
         continue;
       }
       if (name === undefined) {
@@ -269,10 +327,29 @@ class BashParser {
         this.checkCommandName(word);
       }
       command.words.push(wordText(word));
+      command.literals.push(word.expanded ? undefined : word.value);
     }
+    this.noteVariables(command.words);
     if (record && (command.words.length > 0 || command.assignments.length > 0 || command.writes.length > 0)) {
       this.out.push(command);
     }
+    return command;
+  }
+
+  /** Records which variables a builtin sets (`read x`) or evaluates as arithmetic (`let x+1`). */
+  private noteVariables(words: string[]): void {
+    const [name, ...args] = words[0] === "builtin" || words[0] === "command" ? words.slice(1) : words;
+    if (name === "let") for (const arg of args) this.noteArithmetic(arg);
+    else if (name !== undefined && VARIABLE_SETTERS.has(name)) {
+      for (const arg of args) {
+        const variable = /^[A-Za-z_]\w*/.exec(arg);
+        if (variable) this.flow.chosen.add(variable[0]);
+      }
+    }
+  }
+
+  private noteArithmetic(text: string): void {
+    for (const match of text.matchAll(ARITHMETIC_NAME)) this.flow.arithmetic.add(match[0]);
   }
 
   private checkCommandName(word: Word): void {
@@ -300,6 +377,9 @@ class BashParser {
       this.heredocs.push({ delimiter: target.value, stripTabs: op === "<<-", expand: !target.quoted });
       return true;
     }
+    if ((op === "<" || op === "<>") && !target.expanded && !target.pattern) {
+      command.reads.push(target.value.startsWith("~") && !target.tilde ? `./${target.value}` : target.value);
+    }
     if (op === "<" || op === "<<<" || op === "<&") return true;
     if (op === ">&" && FD_COPY.test(target.value)) return true;
     if (target.expanded || target.pattern) {
@@ -317,7 +397,7 @@ class BashParser {
   private parseWord(): Word {
     const { src } = this;
     const start = this.i;
-    const word: Word = { value: "", raw: "", expanded: false, pattern: false, quoted: false, tilde: false };
+    const word = emptyWord();
     while (this.i < src.length) {
       const c = src[this.i]!;
       if (METACHARS.includes(c)) break;
@@ -395,6 +475,7 @@ class BashParser {
     const start = this.i;
     const next = src[this.i + 1];
     if (next === "(" && src[this.i + 2] === "(") this.parseArithmetic();
+    else if (next === "[") this.parseOldArithmetic();
     else if (next === "(") {
       this.i += 2;
       this.nest(() => this.parseSequence(")"));
@@ -429,16 +510,10 @@ class BashParser {
    */
   private parseArithmetic(): void {
     const { src } = this;
+    const start = this.i;
     this.i += 3;
     let depth = 2;
-    const scratch: Word = {
-      value: "",
-      raw: "",
-      expanded: false,
-      pattern: false,
-      quoted: false,
-      tilde: false,
-    };
+    const scratch = emptyWord();
     while (this.i < src.length) {
       const c = src[this.i]!;
       if (depth === 1 && c !== ")") throw new TooComplex("a `$((` that is not arithmetic");
@@ -448,7 +523,10 @@ class BashParser {
       } else if (c === ")") {
         depth--;
         this.i++;
-        if (depth === 0) return;
+        if (depth === 0) {
+          this.noteArithmetic(src.slice(start + 3, this.i - 2));
+          return;
+        }
       } else if (c === "$") this.parseDollar(scratch);
       else if (c === "`") this.parseBacktick(scratch);
       else this.i++;
@@ -456,20 +534,37 @@ class BashParser {
     throw new TooComplex("an unbalanced $((");
   }
 
-  /** `${ … }` after the `${`: may nest quotes and substitutions (`${x:-$(cmd)}`). */
+  /** The obsolete `$[ … ]` arithmetic; substitutions inside still run. */
+  private parseOldArithmetic(): void {
+    const { src } = this;
+    const start = this.i + 2;
+    this.i = start;
+    const scratch = emptyWord();
+    while (this.i < src.length && src[this.i] !== "]") {
+      const c = src[this.i];
+      if (c === "$") this.parseDollar(scratch);
+      else if (c === "`") this.parseBacktick(scratch);
+      else this.i++;
+    }
+    if (this.i >= src.length) throw new TooComplex("an unbalanced $[");
+    this.noteArithmetic(src.slice(start, this.i));
+    this.i++;
+  }
+
+  /**
+   * `${ … }` after the `${`: may nest quotes and substitutions (`${x:-$(cmd)}`). What follows the
+   * parameter's name may be arithmetic (`${a[i]}`, `${s:i:n}`), and so is an indirect `${!x}`.
+   */
   private parseBraceParameter(): void {
     const { src } = this;
-    const scratch: Word = {
-      value: "",
-      raw: "",
-      expanded: false,
-      pattern: false,
-      quoted: false,
-      tilde: false,
-    };
+    const start = this.i;
+    const scratch = emptyWord();
     while (this.i < src.length) {
       const c = src[this.i]!;
       if (c === "}") {
+        const body = src.slice(start, this.i);
+        const name = /^[#!]?[A-Za-z_]\w*/.exec(body)?.[0] ?? "";
+        this.noteArithmetic(name.startsWith("!") ? body : body.slice(name.length));
         this.i++;
         return;
       }
@@ -536,14 +631,7 @@ class BashParser {
   /** Finds the substitutions in text that is otherwise data (an unquoted here-document body). */
   private scanExpansions(): void {
     const { src } = this;
-    const scratch: Word = {
-      value: "",
-      raw: "",
-      expanded: false,
-      pattern: false,
-      quoted: false,
-      tilde: false,
-    };
+    const scratch = emptyWord();
     while (this.i < src.length) {
       const c = src[this.i];
       if (c === "\\") this.i += 2;
@@ -558,7 +646,15 @@ class BashParser {
 export function splitBash(command: string, options: SplitOptions = {}): ShellSplit {
   const commands: SimpleCommand[] = [];
   try {
-    new BashParser(command, commands, 0, options).parseAll();
+    const parser = new BashParser(command, commands, 0, options);
+    parser.parseAll();
+    const { chosen, arithmetic } = parser.flow;
+    const hidden = [...arithmetic].find((name) => chosen.has(name));
+    if (hidden !== undefined) {
+      throw new TooComplex(
+        `arithmetic on ${hidden}, whose value the command sets, would run any command hidden in that value`,
+      );
+    }
   } catch (error) {
     if (error instanceof TooComplex) return { ok: false, reason: error.message };
     throw error;

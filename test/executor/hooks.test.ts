@@ -73,6 +73,30 @@ describe("PreToolUse hooks", () => {
     expect(result).toEqual(ToolResult.success("poked a"));
   });
 
+  it("allow skips the question but not the user's deny or ask rules", async () => {
+    const allow = `echo '{"hookSpecificOutput":{"permissionDecision":"allow","permissionDecisionReason":"fine"}}'`;
+    for (const [behavior, expected] of [
+      ["deny", "denied by the deny rule Poke"],
+      ["ask", "needs approval under the ask rule Poke"],
+    ] as const) {
+      const { ctx, events } = contextWithHooks({ PreToolUse: command(allow) }, "default" as never);
+      ctx.addRules([{ rule: "Poke", behavior, source: { scope: "session", root: ctx.workingDir } }]);
+      const result = await runTool("Poke", { id: "a" }, ctx);
+      expect(result.isError).toBe(true);
+      expect(ToolResult.text(result)).toContain(expected);
+      expect(events).toEqual([]);
+    }
+  });
+
+  it("ask asks even when the mode would allow", async () => {
+    const ask = `echo '{"hookSpecificOutput":{"permissionDecision":"ask","permissionDecisionReason":"look first"}}'`;
+    const { ctx, events } = contextWithHooks({ PreToolUse: command(ask) });
+    const result = await runTool("Poke", { id: "a" }, ctx);
+    expect(result.isError).toBe(true);
+    expect(ToolResult.text(result)).toContain("a PreToolUse hook asks for approval: look first");
+    expect(events).toEqual([]);
+  });
+
   it("can deny with a reason", async () => {
     const deny = `echo '{"permissionDecision":"deny","permissionDecisionReason":"not on Fridays"}'`;
     const { ctx, events } = contextWithHooks({ PreToolUse: command(deny) });

@@ -1,6 +1,8 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { ToolResult } from "../../src/core/result.js";
+import { defineTool } from "../../src/core/tool.js";
 import { runTool } from "../../src/executor/run.js";
 import { testContext } from "../helpers/context.js";
 import { recordingTools } from "../helpers/tools.js";
@@ -44,6 +46,43 @@ describe("runTool", () => {
     expect(text(before)).toBe("<tool_use_error>the widget name is bad</tool_use_error>");
   });
 
+  it("turns thrown non-Errors and malformed results into error results that say so", async () => {
+    const thrown: unknown[] = ["a string", undefined, null, { code: 7 }];
+    const returned: unknown[] = [undefined, "text", { content: "x", isError: false }, { content: [null] }];
+    const tools = [
+      ...thrown.map((value, i) =>
+        defineTool({
+          name: `Throw${i}`,
+          description: "throws",
+          permissionLevel: "none",
+          inputSchema: z.strictObject({}),
+          execute: async () => {
+            throw value;
+          },
+        }),
+      ),
+      ...returned.map((value, i) =>
+        defineTool({
+          name: `Return${i}`,
+          description: "returns junk",
+          permissionLevel: "none",
+          inputSchema: z.strictObject({}),
+          execute: async () => value as ToolResult,
+        }),
+      ),
+    ];
+    const ctx = testContext({ tools });
+    const messages = await Promise.all(tools.map(async (t) => text(await runTool(t.name, {}, ctx))));
+    expect(messages.slice(0, 4)).toEqual([
+      "Throw0 failed unexpectedly: a string",
+      "Throw1 failed unexpectedly: undefined",
+      "Throw2 failed unexpectedly: null",
+      'Throw3 failed unexpectedly: {"code":7}',
+    ]);
+    for (const message of messages.slice(4))
+      expect(message).toMatch(/^Return\d finished but returned no valid result/);
+  });
+
   it("aborts a call on the caller's signal and on the deadline", async () => {
     const { tools } = recordingTools();
     const ctx = testContext({ tools });
@@ -53,7 +92,7 @@ describe("runTool", () => {
     expect(cancelled.isError).toBe(true);
     expect(text(cancelled)).toContain("cancelled");
     const late = await runTool("Boom", { how: "hang" }, ctx, { deadlineMs: 50 });
-    expect(text(late)).toContain("was stopped after");
+    expect(text(late)).toContain("was stopped after 50 ms, the longest a call may run.");
   });
 
   it("spills a result over the budget to a file and keeps head and tail", async () => {

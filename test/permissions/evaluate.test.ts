@@ -1,4 +1,4 @@
-import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { PermissionLevel, PermissionMode } from "../../src/core/permission-level.js";
@@ -98,6 +98,46 @@ describe("decision table: mode × level, inside and outside the workspace", () =
     const path = join(where === "inside" ? workingDir : outside, "f.txt");
     const access = level === "readOnly" ? "read" : "write";
     expect(decide("T", level, { kind: "path", path, access }, mode).behavior).toBe(expected);
+  });
+
+  // The tables users read must be the table the code applies (final outcomes, dontAsk included).
+  it.each([
+    ["README.md", "| level \\ mode |"],
+    ["docs/PERMISSIONS.md", "| Level \\ Mode |"],
+  ])("%s shows exactly these outcomes", (file, header) => {
+    const text = readFileSync(new URL(`../../${file}`, import.meta.url), "utf8");
+    const lines = text.split("\n");
+    const start = lines.findIndex((line) => line.startsWith(header));
+    expect(start).toBeGreaterThanOrEqual(0);
+    expect(
+      lines[start]!.split("|")
+        .slice(2, -1)
+        .map((c) => c.trim()),
+    ).toEqual([...MODES]);
+    const rows = new Map<string, string[]>();
+    for (const line of lines.slice(start + 2)) {
+      if (!line.startsWith("|")) break;
+      const [label = "", ...cells] = line
+        .split("|")
+        .slice(1, -1)
+        .map((c) => c.trim().replace(/\*/g, ""));
+      rows.set(
+        label
+          .toLowerCase()
+          .replace(/[(),]/g, "")
+          .replace(/ in the workspace| inside/, " in"),
+        cells,
+      );
+    }
+    const row = (label: string) => rows.get(label) ?? expect.fail(`${file} has no row "${label}"`);
+    expect(row("none")).toEqual(MODES.map(() => "allow"));
+    for (const level of LEVELS) {
+      const name = level.toLowerCase();
+      const labels = rows.has(name) ? [name, name] : [`${name} in`, `${name} outside`];
+      labels.forEach((label, i) => {
+        expect(row(label), `${file}: ${label}`).toEqual(MODES.map((mode) => EXPECTED[mode][level][i]));
+      });
+    }
   });
 
   it("None is never checked, in any mode, even with a deny rule", () => {
@@ -497,6 +537,43 @@ describe("security matrix", () => {
     ["default", ["Bash(cat:*)", "Edit(~/.bashrc)"], "cat x > ~/.bashrc", "allow"],
     ["default", ["Bash(cat:*)", "deny:Edit(~/.bashrc)"], "cat x >> ~/.bashrc", "deny"],
     ["default", ["Bash(find:*)"], "find . -name x | xargs rm", "ask"],
+    // A prefix ending in the command name names that program, not a longer or path-like name.
+    ["default", ["Bash(ls:*)"], "ls.evil x", "ask"],
+    ["default", ["Bash(ls:*)"], "ls/../evil x", "ask"],
+    ["default", ["Bash(ls:*)"], "ls=x", "ask"],
+    ["default", ["Bash(npm run test:*)"], "npm run test:unit", "allow"],
+    // Arithmetic evaluates a variable's value, and a subscript in it runs commands.
+    ["default", ["Bash(echo:*)"], "TERM='a[$(touch p)]'; echo $((TERM))", "ask"],
+    ["default", ["Bash(echo:*)"], "for f in 'a[$(touch p)]'; do echo $((f)); done", "ask"],
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: bash parameter expansion, not a template
+    ["default", ["Bash(echo:*)"], "for f in *; do echo ${PATH:f}; done", "ask"],
+    ["default", ["Bash(echo:*)", "Bash(read:*)"], "read z; echo $[z]", "ask"],
+    ["default", ["Bash(echo:*)"], "for i in 1 2 {3..9}; do echo $((i * 2)); done", "allow"],
+    // Deny rules see through wrapper options, paths, `sh -c`, `find -exec` and options before a subcommand.
+    ["bypassPermissions", ["deny:Bash(rm:*)"], "sudo -u root rm x", "deny"],
+    ["bypassPermissions", ["deny:Bash(rm:*)"], "env -u HOME rm x", "deny"],
+    ["bypassPermissions", ["deny:Bash(rm:*)"], "timeout -s KILL 5 rm x", "deny"],
+    ["bypassPermissions", ["deny:Bash(rm:*)"], "exec -a name rm x", "deny"],
+    ["bypassPermissions", ["deny:Bash(rm:*)"], "/bin/rm x", "deny"],
+    ["bypassPermissions", ["deny:Bash(rm:*)"], "busybox rm x", "deny"],
+    ["bypassPermissions", ["deny:Bash(rm:*)"], "bash -c 'rm x'", "deny"],
+    ["bypassPermissions", ["deny:Bash(rm:*)"], `sudo sh -lc "cd / && rm x"`, "deny"],
+    ["bypassPermissions", ["deny:Bash(rm:*)"], "find . -name x -exec rm {} \\;", "deny"],
+    ["bypassPermissions", ["deny:Bash(git push:*)"], "git -C . push", "deny"],
+    ["bypassPermissions", ["deny:Edit(~/.bashrc)"], "sh -c 'echo x >> ~/.bashrc'", "deny"],
+    ["bypassPermissions", ["deny:Bash(rm:*)"], "timeout 5 echo rm x", "allow"],
+    ["bypassPermissions", ["deny:Bash(rm:*)"], "find . | xargs grep -l rm", "allow"],
+    // What a deny rule cannot see, it cannot clear: the command asks.
+    ["bypassPermissions", ["deny:Bash(rm:*)"], "eval 'rm x'", "ask"],
+    ["bypassPermissions", ["deny:Bash(rm:*)"], "command eval 'rm x'", "ask"],
+    ["bypassPermissions", ["deny:Bash(rm:*)"], 'bash -c "$CMD"', "ask"],
+    ["default", ["Bash", "deny:Bash(rm:*)"], "case x in x) rm y;; esac", "ask"],
+    ["dontAsk", ["Bash", "deny:Bash(rm:*)"], "eval 'rm x'", "deny"],
+    ["bypassPermissions", [], "eval 'rm x'", "allow"],
+    // An input redirection is a read, judged by Read deny and ask rules.
+    ["bypassPermissions", ["deny:Read(.env)"], "cat < .env", "deny"],
+    ["acceptEdits", ["Bash(builtin:*)", "Bash(echo:*)"], "builtin cd / && echo x > a", "ask"],
+    ["default", ["Bash(cat:*)", "deny:Read(~/.ssh/**)"], "cat < ~/.ssh/id_rsa", "deny"],
   ];
   it.each(rows)("%s with %j: %j → %s", (mode, rules, command, expected) => {
     const { bash, workingDir } = setup();

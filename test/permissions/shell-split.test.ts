@@ -1,6 +1,10 @@
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { splitPowerShell } from "../../src/permissions/powershell-split.js";
 import { commandText, MAX_SHELL_NESTING, splitBash } from "../../src/permissions/shell-split.js";
+import { tempDir } from "../helpers/context.js";
 
 /** The normalised simple commands of a line, or the failure reason prefixed with "!". */
 function parts(command: string): string[] | string {
@@ -149,7 +153,9 @@ describe("splitBash: assignments and redirections", () => {
         { name: "BAR", text: "'BAR=a b'" },
       ],
       words: ["npm", "test"],
+      literals: ["npm", "test"],
       writes: [],
+      reads: [],
     });
     expect(parts("npm test FOO=1")).toEqual(["npm test FOO=1"]);
   });
@@ -181,9 +187,52 @@ describe("splitBash: assignments and redirections", () => {
     expect(writes(command)).toEqual(expected);
   });
 
+  it.each([
+    ["cat < .env", [".env"]],
+    ["cat 0< ~/.ssh/id_rsa", ["~/.ssh/id_rsa"]],
+    ["cmd <> rw", ["rw"]],
+    ["cat < '~/x'", ["./~/x"]],
+    ['cat < "$HOME/x"', []],
+    ["cat <<< 'here'", []],
+    ["cat <&3", []],
+  ])("%j reads %j", (command, expected) => {
+    const split = splitBash(command);
+    expect(split.ok && split.commands.flatMap((c) => c.reads)).toEqual(expected);
+  });
+
   it("does not count a redirection as a word of the command", () => {
     expect(parts("cat x > ~/.bashrc")).toEqual(["cat x"]);
     expect(parts("2>/dev/null ls -la")).toEqual(["ls -la"]);
+  });
+});
+
+describe("splitBash: arithmetic on a value the line chose", () => {
+  // Each line really runs `touch pwned` in bash, though no part of it names that command.
+  it.each([
+    "TERM='a[$(touch pwned)]'; echo $((TERM))",
+    "for f in 'a[$(touch pwned)]'; do echo $((f)); done",
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: bash parameter expansion, not a template
+    "x='a[$(touch pwned)]'; echo ${PATH:x:1}",
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: bash parameter expansion, not a template
+    "x='a[$(touch pwned)]'; echo ${!x}",
+    "x='a[$(touch pwned)]'; a[x]=1",
+    "x='a[$(touch pwned)]'; echo $[x]",
+    "read z <<< 'a[$(touch pwned)]'; echo $((z + 1))",
+  ])("%j runs a hidden command, so it cannot be split", (line) => {
+    const dir = tempDir();
+    spawnSync("bash", ["-c", line], { cwd: dir, stdio: "ignore" });
+    expect(existsSync(join(dir, "pwned"))).toBe(true);
+    expect(parts(line)).toMatch(/^!arithmetic on \w+, whose value the command sets/);
+  });
+
+  it.each([
+    "echo $((1 + 2)) $[3 * 4]",
+    "for i in 1 2 {3..9}; do echo $((i * 2)); done",
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: bash parameter expansion, not a template
+    "n=0; n=$((n + 1)); echo ${n:-0}",
+    "echo $((RANDOM % 6))",
+  ])("%j only computes numbers", (line) => {
+    expect(splitBash(line).ok).toBe(true);
   });
 });
 

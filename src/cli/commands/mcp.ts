@@ -7,6 +7,7 @@ import {
   addContextOptions,
   type ContextFlags,
   checkRuleFlags,
+  checkWorkingDir,
   EXIT_TOOL_ERROR,
   EXIT_USAGE,
 } from "../options.js";
@@ -43,7 +44,7 @@ async function serve(flags: ServeFlags): Promise<void> {
   const { loadSettings, SettingsError } = await import("../../settings/load.js");
   let settings: ReturnType<typeof loadSettings>;
   try {
-    settings = loadSettings(workingDir);
+    settings = loadSettings(checkWorkingDir(workingDir));
     checkRuleFlags(flags);
   } catch (error) {
     if (error instanceof SettingsError) return usageError("mcp", error.message);

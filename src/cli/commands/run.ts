@@ -56,9 +56,11 @@ export function registerRun(program: Command): void {
 Examples:
   cc-tools run Read '{"file_path": "README.md", "limit": 20}'
   echo '{"command": "git status"}' | cc-tools run Bash - --allow 'Bash(git status)'
-  cc-tools run Bash '{"command": "cd src"}' --session work && cc-tools run Bash '{"command": "pwd"}' --session work
+  cc-tools run Bash '{"command": "cd src"}' --session work --allow 'Bash(cd:*)'
+  cc-tools run Bash '{"command": "pwd"}' --session work --allow 'Bash(pwd)'    # prints …/src
 
-Exit codes: 0 success, 1 the tool reported an error, 2 bad usage.`,
+Exit codes: 0 success, 1 the tool reported an error, 2 bad usage (bad JSON, an unknown tool or
+option, a missing --cwd directory, an invalid rule or settings file).`,
     );
   addContextOptions(command, { session: true });
   command.action(async (name: string, inputArg: string | undefined, flags: RunFlags) => {
@@ -105,6 +107,8 @@ Exit codes: 0 success, 1 the tool reported an error, 2 bad usage.`,
       if (interactive) process.stdin.destroy();
     }
     printResult(result, flags.json ?? false);
-    process.exitCode = result.isError ? EXIT_TOOL_ERROR : EXIT_OK;
+    // Naming a tool that does not exist is a mistake in the command line, like `schema Bogus`.
+    if (result.metadata?.unknownTool) process.exitCode = EXIT_USAGE;
+    else process.exitCode = result.isError ? EXIT_TOOL_ERROR : EXIT_OK;
   });
 }

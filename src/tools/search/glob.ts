@@ -4,7 +4,8 @@ import * as z from "zod";
 import type { ToolCallContext } from "../../core/context.js";
 import { ToolResult } from "../../core/result.js";
 import { defineTool } from "../../core/tool.js";
-import { searchBackend } from "../../search/backend.js";
+import { hiddenFromSearch } from "../../permissions/read-restriction.js";
+import { hiddenNote, searchBackendHiding } from "../../search/backend.js";
 import { IgnoreRules } from "../../search/ignore-rules.js";
 import { NewestFirst } from "../../search/mtime.js";
 import { searchRoot } from "../../search/root.js";
@@ -35,7 +36,7 @@ async function execute(input: Input, ctx: ToolCallContext): Promise<ToolResult> 
       `${root} is a file, not a directory. Give Glob the directory to search in as path.`,
     );
   }
-  const backend = await searchBackend();
+  const backend = await searchBackendHiding(hiddenFromSearch(ctx, "Glob"));
   const byTime = new NewestFirst(ctx.workingDir);
   await backend.listFiles({
     cwd: ctx.workingDir,
@@ -49,7 +50,8 @@ async function execute(input: Input, ctx: ToolCallContext): Promise<ToolResult> 
     onPath: byTime.add,
   });
   const total = byTime.size;
-  if (total === 0) return ToolResult.success("No files found", { backend: backend.name });
+  if (total === 0)
+    return ToolResult.success(`No files found${hiddenNote(backend)}`, { backend: backend.name });
   const shown = byTime.newest(MAX_GLOB_RESULTS);
   const rules = new IgnoreRules(root, { explicitRoot: false });
   const ignored = shown.filter((p) => rules.ignoresFile(resolve(ctx.workingDir, p))).length;
@@ -65,7 +67,9 @@ async function execute(input: Input, ctx: ToolCallContext): Promise<ToolResult> 
       `(${ignored} of the ${shown.length} files shown ${ignored === 1 ? "is" : "are"} ignored by .gitignore or similar.)`,
     );
   }
-  const text = notes.length > 0 ? `${shown.join("\n")}\n\n${notes.join("\n")}` : shown.join("\n");
+  const text =
+    (notes.length > 0 ? `${shown.join("\n")}\n\n${notes.join("\n")}` : shown.join("\n")) +
+    hiddenNote(backend);
   return ToolResult.success(text, { backend: backend.name, matches: total, ignored });
 }
 

@@ -2,7 +2,8 @@ import * as z from "zod";
 import type { ToolCallContext } from "../../core/context.js";
 import { ToolResult } from "../../core/result.js";
 import { defineTool } from "../../core/tool.js";
-import { searchBackend } from "../../search/backend.js";
+import { hiddenFromSearch } from "../../permissions/read-restriction.js";
+import { hiddenNote, searchBackendHiding } from "../../search/backend.js";
 import { contentPage, formatCounts, formatFiles, type Page, pageNote } from "../../search/format.js";
 import { NewestFirst } from "../../search/mtime.js";
 import type { GrepQuery, SearchBackend } from "../../search/query.js";
@@ -106,8 +107,16 @@ async function skippedNote(backend: SearchBackend, query: GrepQuery, signal: Abo
 }
 
 async function execute(input: Input, ctx: ToolCallContext): Promise<ToolResult> {
+  const backend = await searchBackendHiding(hiddenFromSearch(ctx, "Grep"));
+  const result = await search(input, ctx, backend);
+  const note = hiddenNote(backend);
+  const [first, ...rest] = result.content;
+  if (!note || first?.type !== "text") return result;
+  return { ...result, content: [{ ...first, text: first.text + note }, ...rest] };
+}
+
+async function search(input: Input, ctx: ToolCallContext, backend: SearchBackend): Promise<ToolResult> {
   const { root, isFile } = await searchRoot(ctx, input.path, "Grep");
-  const backend = await searchBackend();
   const query: GrepQuery = {
     cwd: ctx.workingDir,
     root,

@@ -1,0 +1,54 @@
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { ToolResult } from "../../src/core/result.js";
+import { runTool } from "../../src/executor/run.js";
+import type { RuleBehavior } from "../../src/permissions/types.js";
+import { emptySettings } from "../../src/settings/types.js";
+import { tempDir, testContext } from "../helpers/context.js";
+import { MODES, useSearchMode } from "../search/fixture.js";
+
+/** A workspace with secrets in several spellings and a rule about them. */
+function setup(rule: string, behavior: RuleBehavior = "deny") {
+  const dir = tempDir();
+  writeFileSync(join(dir, ".env"), "SECRET=hunter2\n");
+  mkdirSync(join(dir, "sub"));
+  writeFileSync(join(dir, "sub", ".env"), "SECRET=nested\n");
+  writeFileSync(join(dir, "notes.txt"), "SECRET is a word\n");
+  symlinkSync(join(dir, ".env"), join(dir, "alias.txt"));
+  const config = emptySettings(dir);
+  config.rules.push({ rule, behavior, source: { scope: "project", root: dir } });
+  return testContext({ workingDir: dir, config, permissionMode: "bypassPermissions" });
+}
+
+describe.each(MODES)("Read rules also hold for directory-wide searches ($mode)", ({ env }) => {
+  useSearchMode(env);
+
+  it.each(["deny", "ask"] as const)(
+    "Grep leaves out files a Read %s rule covers, in every output mode",
+    async (behavior) => {
+      const ctx = setup("Read(.env)", behavior);
+      for (const output_mode of ["content", "files_with_matches", "count"]) {
+        const text = ToolResult.text(await runTool("Grep", { pattern: "SECRET", output_mode }, ctx));
+        expect(text).not.toMatch(/hunter2|nested|\.env/);
+        expect(text).toContain("notes.txt");
+        expect(text).toContain("2 files were left out: permission rules deny or restrict reading them.");
+      }
+    },
+  );
+
+  it("Glob does not list them", async () => {
+    const ctx = setup("Read(.env)");
+    const text = ToolResult.text(await runTool("Glob", { pattern: "**/*" }, ctx));
+    expect(text).not.toContain(".env");
+    expect(text).toContain("notes.txt");
+    expect(text).toContain("left out");
+  });
+
+  it("an Edit allow rule or an unrelated rule hides nothing", async () => {
+    const ctx = setup("Read(./other/**)");
+    const text = ToolResult.text(await runTool("Grep", { pattern: "hunter2", output_mode: "content" }, ctx));
+    expect(text).toContain(".env:1:SECRET=hunter2");
+    expect(text).not.toContain("left out");
+  });
+});
