@@ -3,6 +3,12 @@
 /** Longest a single tool call may run before the executor aborts it (Bash's own maximum is 10 minutes). */
 export const TOOL_CALL_DEADLINE_MS = 15 * 60_000;
 
+/**
+ * How long a cancelled or timed-out call gets to stop (kill its processes, remove temp files) before its
+ * result is returned anyway; so "cancelled" means stopped, not merely abandoned. Covers TERM, then KILL.
+ */
+export const CANCEL_GRACE_MS = 5_000;
+
 /** How long one hook command may run, unless its settings entry says otherwise. */
 export const HOOK_DEFAULT_TIMEOUT_MS = 60_000;
 

@@ -1,6 +1,6 @@
 import type { Progress, ToolCallContext, ToolContext } from "../core/context.js";
 import { errorMessage, ToolError } from "../core/errors.js";
-import { TOOL_CALL_DEADLINE_MS } from "../core/limits.js";
+import { CANCEL_GRACE_MS, TOOL_CALL_DEADLINE_MS } from "../core/limits.js";
 import { log } from "../core/log.js";
 import { ToolResult } from "../core/result.js";
 import type { AnyTool } from "../core/tool.js";
@@ -61,6 +61,17 @@ function formatDuration(ms: number): string {
   return ms < 1000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`;
 }
 
+/** Waits for a promise to settle, at most `ms`; never rejects. */
+function settledWithin(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  return Promise.race([promise.then(noop, noop), timeout]).finally(() => clearTimeout(timer));
+}
+
+function noop(): void {}
+
 /** Runs `execute` under the call's abort signal and deadline; a throw or a time-out becomes a result. */
 async function executeBounded(
   tool: AnyTool,
@@ -85,7 +96,9 @@ async function executeBounded(
     timer = setTimeout(() => controller.abort("deadline"), deadlineMs);
   });
   try {
-    const result: unknown = await Promise.race([tool.execute(input, call), stopped]);
+    const running = tool.execute(input, call);
+    const result: unknown = await Promise.race([running, stopped]);
+    if (controller.signal.aborted) await settledWithin(running, CANCEL_GRACE_MS);
     if (ToolResult.isValid(result)) return result;
     log.error(`${tool.name} returned a malformed result`, result);
     return ToolResult.error(

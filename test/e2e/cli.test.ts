@@ -83,6 +83,15 @@ describe("cc-tools CLI", () => {
     expect(JSON.parse(piped.stdout)).toMatchObject({ isError: false });
   });
 
+  it("says that a background task ends with the one-shot command", () => {
+    const { dir, env } = workspace();
+    const input = JSON.stringify({ command: "sleep 30", run_in_background: true });
+    const result = cli(["run", "Bash", input, "--permission-mode", "bypassPermissions"], { cwd: dir, env });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("running in the background as task shell_1");
+    expect(result.stderr).toContain("background task shell_1 ends now, with this command");
+  });
+
   it("reports a malformed settings file as a usage error naming the file", () => {
     const { dir, env } = workspace();
     writeFileSync(join(env.CLAUDE_CONFIG_DIR, "settings.json"), "{ permissions: }");

@@ -95,6 +95,17 @@ describe("runTool", () => {
     expect(text(late)).toContain("was stopped after 50 ms, the longest a call may run.");
   });
 
+  it("returns a cancelled call's result only once the tool has stopped", async () => {
+    const { tools, events } = recordingTools();
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 30);
+    const result = await runTool("Boom", { how: "slow-stop" }, testContext({ tools }), {
+      signal: controller.signal,
+    });
+    expect(ToolResult.text(result)).toContain("cancelled");
+    expect(events).toContain("cleaned up");
+  });
+
   it("spills a result over the budget to a file and keeps head and tail", async () => {
     const { tools } = recordingTools();
     const ctx = testContext({ tools });

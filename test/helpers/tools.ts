@@ -42,13 +42,20 @@ export function recordingTools() {
     name: "Boom",
     description: "Fails in different ways.",
     permissionLevel: "none",
-    inputSchema: z.strictObject({ how: z.enum(["throw", "tool-error", "input-error", "hang", "huge"]) }),
+    inputSchema: z.strictObject({
+      how: z.enum(["throw", "tool-error", "input-error", "hang", "slow-stop", "huge"]),
+    }),
     async execute({ how }, ctx) {
       if (how === "throw") throw new TypeError("cannot read properties of undefined");
       if (how === "tool-error") throw new ToolError("the widget is missing; create it first");
       if (how === "input-error") throw new ToolError("the widget name is bad", { beforeRun: true });
       if (how === "huge") return ToolResult.success("x".repeat(250_000));
       await new Promise<void>((resolve) => ctx.signal.addEventListener("abort", () => resolve()));
+      if (how === "slow-stop") {
+        // Like a shell tool: stopping takes a while (TERM, wait, KILL).
+        await new Promise((resolve) => setTimeout(resolve, 150));
+        events.push("cleaned up");
+      }
       return ToolResult.success("stopped");
     },
   });

@@ -71,11 +71,13 @@ option, a missing --cwd directory, an invalid rule or settings file).`,
       { createTerminalHandler },
       { SettingsError },
       { contextFromFlags, openSession, saveSession },
+      { isRunning, taskStoreSlot },
     ] = await Promise.all([
       import("../../executor/run.js"),
       import("../../permissions/handlers.js"),
       import("../../settings/load.js"),
       import("../common.js"),
+      import("../../tasks/store.js"),
     ]);
     const session = openSession(flags.session);
     // A person at a terminal is asked; with piped input, or in CI, an ask becomes a denial that says why.
@@ -102,6 +104,14 @@ option, a missing --cwd directory, an invalid rule or settings file).`,
     } finally {
       process.removeListener("SIGINT", onSignal);
       saveSession(flags.session, session);
+      // Background tasks cannot outlive this process; say so rather than let "running in the background" mislead.
+      const running = session.get(taskStoreSlot).list().filter(isRunning);
+      if (running.length > 0) {
+        process.stderr.write(
+          `cc-tools run: background task ${running.map((t) => t.id).join(", ")} ends now, with this command. ` +
+            "To keep background work running between calls, serve the tools with 'cc-tools mcp' or use the library.\n",
+        );
+      }
       await session.dispose();
       await ctx.mcpManager?.close();
       if (interactive) process.stdin.destroy();
