@@ -1,3 +1,5 @@
+import type { ToolContext } from "../../core/context.js";
+import { configuredPositiveInt } from "../../core/env.js";
 import { formatLine } from "./line-format.js";
 
 /**
@@ -17,10 +19,13 @@ export const MAX_OUTPUT_TOKENS_CEILING = 200_000;
 /** Rough size of a token in characters, for budgeting. */
 export const CHARS_PER_TOKEN = 4;
 
-export function outputTokenBudget(): number {
-  const fromEnv = Number(process.env.CLAUDE_CODE_FILE_READ_MAX_OUTPUT_TOKENS);
-  if (!Number.isFinite(fromEnv) || fromEnv <= 0) return DEFAULT_MAX_OUTPUT_TOKENS;
-  return Math.min(Math.floor(fromEnv), MAX_OUTPUT_TOKENS_CEILING);
+export function outputTokenBudget(ctx: Pick<ToolContext, "config">): number {
+  const configured = configuredPositiveInt(
+    ctx,
+    "CLAUDE_CODE_FILE_READ_MAX_OUTPUT_TOKENS",
+    DEFAULT_MAX_OUTPUT_TOKENS,
+  );
+  return Math.min(configured, MAX_OUTPUT_TOKENS_CEILING);
 }
 
 export interface PageRequest {
@@ -30,6 +35,8 @@ export interface PageRequest {
   limit?: number;
   /** Neither offset nor limit was given. */
   wholeFile: boolean;
+  /** The most tokens one page may take (see outputTokenBudget). */
+  tokenBudget: number;
 }
 
 export interface Page {
@@ -66,7 +73,7 @@ function linesThatFit(window: LineWindow, from: number, limit: number, maxChars:
 
 /** The page starting at file line `request.offset`, which must lie in the window. */
 export function pageOf(window: LineWindow, request: PageRequest): Page {
-  const budget = outputTokenBudget() * CHARS_PER_TOKEN;
+  const budget = request.tokenBudget * CHARS_PER_TOKEN;
   const maxChars = request.wholeFile ? Math.min(budget, WHOLE_READ_MAX_CHARS) : budget;
   const from = request.offset - window.firstLine;
   const limit = request.limit ?? DEFAULT_LINE_LIMIT;

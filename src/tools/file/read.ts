@@ -10,7 +10,13 @@ import { binaryLabel, missingFileMessage, pathSubject, SNIFF_HEAD_BYTES, sniffKi
 import { contentHash, readStateSlot } from "../../fs/read-state.js";
 import { notebookBlocks, parseNotebook } from "./notebook.js";
 import { imageForModel } from "./read-image.js";
-import { CHARS_PER_TOKEN, DEFAULT_LINE_LIMIT, MAX_OUTPUT_TOKENS_CEILING, pageOf } from "./read-page.js";
+import {
+  CHARS_PER_TOKEN,
+  DEFAULT_LINE_LIMIT,
+  MAX_OUTPUT_TOKENS_CEILING,
+  outputTokenBudget,
+  pageOf,
+} from "./read-page.js";
 import { pdfText } from "./read-pdf.js";
 import { readHead, streamWindow } from "./read-stream.js";
 
@@ -98,7 +104,10 @@ async function readText(
     return ToolResult.success(pastEndNote(path, lines.length, offset), metadata);
   }
   const wholeFile = input.offset === undefined && input.limit === undefined;
-  const page = pageOf({ lines, firstLine: 1, reachesEnd: true }, { offset, limit: input.limit, wholeFile });
+  const page = pageOf(
+    { lines, firstLine: 1, reachesEnd: true },
+    { offset, limit: input.limit, wholeFile, tokenBudget: outputTokenBudget(ctx) },
+  );
   state.recordRead(path, hash, view, [page.first, page.last]);
   const next = page.next
     ? `\n\n[Lines ${page.first}-${page.last} of ${lines.length} shown. For the next page, Read with offset ${page.next.offset} and limit ${page.next.limit}.]`
@@ -144,7 +153,12 @@ async function readContent(path: string, input: ReadInput, ctx: ToolCallContext)
  * A text file too large to decode whole, paged from a stream. It is not recorded as read: Write and
  * Edit do not take files this large, and the note says how to change it instead.
  */
-async function readLargeText(path: string, size: number, input: ReadInput): Promise<ToolResult> {
+async function readLargeText(
+  path: string,
+  size: number,
+  input: ReadInput,
+  ctx: ToolCallContext,
+): Promise<ToolResult> {
   const head = await readHead(path);
   const kind = sniffKind(path, head);
   if (kind.kind !== "text") {
@@ -159,7 +173,7 @@ async function readLargeText(path: string, size: number, input: ReadInput): Prom
   const { window, linesSeen } = await streamWindow(path, head, offset, input.limit);
   if (window.lines.length === 0) return ToolResult.success(pastEndNote(path, linesSeen, offset), { path });
   const wholeFile = input.offset === undefined && input.limit === undefined;
-  const page = pageOf(window, { offset, limit: input.limit, wholeFile });
+  const page = pageOf(window, { offset, limit: input.limit, wholeFile, tokenBudget: outputTokenBudget(ctx) });
   const next = page.next
     ? ` For the next page, Read with offset ${page.next.offset} and limit ${page.next.limit}.`
     : "";
@@ -188,7 +202,7 @@ export const readTool = defineTool({
     }
     // Read-state is keyed by the real file, so reading through a symlink counts for an edit of its target.
     const path = await realpath(requested);
-    if (info.size > MAX_DECODED_FILE_BYTES) return readLargeText(path, info.size, input);
+    if (info.size > MAX_DECODED_FILE_BYTES) return readLargeText(path, info.size, input, ctx);
     return readContent(path, input, ctx);
   },
 });

@@ -1,5 +1,6 @@
 import * as z from "zod";
 import type { ToolCallContext, ToolContext } from "../../core/context.js";
+import { configuredPositiveInt } from "../../core/env.js";
 import { InputError } from "../../core/errors.js";
 import { TOOL_CALL_DEADLINE_MS } from "../../core/limits.js";
 import { PermissionLevel } from "../../core/permission-level.js";
@@ -58,22 +59,19 @@ interface ShellLimits {
 }
 
 /** A positive integer from the settings' env, else the host's env, else the default. */
-function envNumber(ctx: ToolContext, name: string, fallback: number): number {
-  const raw = ctx.config.env[name] ?? process.env[name];
-  const value = raw === undefined ? Number.NaN : Number(raw);
-  return Number.isInteger(value) && value > 0 ? value : fallback;
-}
-
 export function shellLimits(ctx: ToolContext): ShellLimits {
   const maxTimeoutMs = Math.min(
-    envNumber(ctx, "BASH_MAX_TIMEOUT_MS", MAX_TIMEOUT_MS),
+    configuredPositiveInt(ctx, "BASH_MAX_TIMEOUT_MS", MAX_TIMEOUT_MS),
     TOOL_CALL_DEADLINE_MS - DEADLINE_MARGIN_MS,
   );
   return {
     maxTimeoutMs,
-    defaultTimeoutMs: Math.min(envNumber(ctx, "BASH_DEFAULT_TIMEOUT_MS", DEFAULT_TIMEOUT_MS), maxTimeoutMs),
+    defaultTimeoutMs: Math.min(
+      configuredPositiveInt(ctx, "BASH_DEFAULT_TIMEOUT_MS", DEFAULT_TIMEOUT_MS),
+      maxTimeoutMs,
+    ),
     maxOutputChars: Math.min(
-      envNumber(ctx, "BASH_MAX_OUTPUT_LENGTH", DEFAULT_MAX_OUTPUT_CHARS),
+      configuredPositiveInt(ctx, "BASH_MAX_OUTPUT_LENGTH", DEFAULT_MAX_OUTPUT_CHARS),
       MAX_OUTPUT_CHARS_CEILING,
     ),
   };

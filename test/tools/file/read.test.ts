@@ -66,6 +66,17 @@ describe("Read: text", () => {
     }
   });
 
+  it("takes the token budget from the settings' env too, as Claude Code does", async () => {
+    const ctx = fileContext();
+    ctx.config.env.CLAUDE_CODE_FILE_READ_MAX_OUTPUT_TOKENS = "10";
+    writeFileSync(
+      join(ctx.workingDir, "rows.txt"),
+      `${Array.from({ length: 100 }, (_, i) => `row ${i + 1}`).join("\n")}\n`,
+    );
+    const { text } = await call(ctx, "Read", { file_path: "rows.txt", limit: 50 });
+    expect(text).toContain("[Lines 1-5 of 100 shown. For the next page, Read with offset 6 and limit 4.]");
+  });
+
   it("notes an empty file and an offset past the end instead of failing", async () => {
     const { ctx } = setup("empty.txt", "");
     const empty = await call(ctx, "Read", { file_path: "empty.txt" });
