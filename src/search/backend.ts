@@ -36,7 +36,13 @@ export function hidingFiles(backend: SearchBackend, hide: (absolutePath: string)
     get hiddenCount() {
       return hidden.size;
     },
-    listFiles: async (query) => (await backend.listFiles(filtered(query))).filter(visible(query)),
+    newestFiles: (query, limit) => {
+      const shown = visible(query);
+      return backend.newestFiles(
+        { ...query, exclude: (path) => !shown(path) || (query.exclude?.(path) ?? false) },
+        limit,
+      );
+    },
     matchingFiles: async (query) => (await backend.matchingFiles(filtered(query))).filter(visible(query)),
     countMatches: async (query) =>
       (await backend.countMatches(filtered(query))).filter(([path]) => visible(query)(path)),

@@ -6,6 +6,7 @@
 import { readFile, stat } from "node:fs/promises";
 import { typeFilter } from "./globs.js";
 import { toJsRegExp } from "./js-regex.js";
+import { NewestFirst } from "./mtime.js";
 import { displayPath } from "./paths.js";
 import type { ContentQuery, FileLines, FileQuery, GrepQuery, SearchBackend } from "./query.js";
 import { countLines, hasMatch, looksBinary, scanRecords } from "./scan.js";
@@ -18,9 +19,12 @@ const MAX_FILE_BYTES = 64 * 1024 * 1024;
 
 /**
  * Reads every candidate file (in batches) and hands its text to `visit`, which returns false to stop.
- * Binary files are skipped unless the query asks for them.
+ * Binary files are skipped unless the query asks for them or names the file itself (as rg does).
  */
-async function eachText(query: GrepQuery, visit: (path: string, text: string) => boolean): Promise<boolean> {
+async function eachText(
+  query: GrepQuery,
+  visit: (path: string, text: string, binary: boolean) => boolean,
+): Promise<boolean> {
   const typeTest = typeFilter(query.type);
   let batch: string[] = [];
   const flush = async (): Promise<boolean> => {
@@ -29,13 +33,15 @@ async function eachText(query: GrepQuery, visit: (path: string, text: string) =>
         const info = await stat(file).catch(() => undefined);
         if (!info || info.size > MAX_FILE_BYTES) return undefined;
         const bytes = await readFile(file).catch(() => undefined);
-        if (!bytes || (!query.searchBinary && looksBinary(bytes))) return undefined;
-        return bytes.toString("utf8");
+        if (!bytes) return undefined;
+        const binary = looksBinary(bytes);
+        if (binary && !query.searchBinary && !query.rootIsFile) return undefined;
+        return { text: bytes.toString("utf8"), binary };
       }),
     );
     for (let i = 0; i < batch.length; i++) {
-      const text = texts[i];
-      if (text !== undefined && !visit(displayPath(query.cwd, batch[i]!), text)) return false;
+      const read = texts[i];
+      if (read && !visit(displayPath(query.cwd, batch[i]!), read.text, read.binary)) return false;
     }
     batch = [];
     return true;
@@ -50,14 +56,13 @@ async function eachText(query: GrepQuery, visit: (path: string, text: string) =>
 export const builtinBackend: SearchBackend = {
   name: "builtin",
 
-  async listFiles(query: FileQuery) {
-    const out: string[] = [];
+  async newestFiles(query: FileQuery, limit: number) {
+    const byTime = new NewestFirst(query.cwd);
     for await (const file of walkFiles(query)) {
       const path = displayPath(query.cwd, file);
-      out.push(path);
-      query.onPath?.(path);
+      if (!query.exclude?.(path)) byTime.add(path);
     }
-    return out;
+    return { newest: byTime.newest(limit), total: byTime.size };
   },
 
   async matchingFiles(query) {
@@ -87,14 +92,19 @@ export const builtinBackend: SearchBackend = {
   async matchingLines(query: ContentQuery) {
     const regex = toJsRegExp(query.pattern, query);
     const files: FileLines[] = [];
+    const binaryMatches: string[] = [];
     let total = 0;
-    const finished = await eachText(query, (path, text) => {
+    const finished = await eachText(query, (path, text, binary) => {
+      if (binary) {
+        if (hasMatch(text, regex, query.multiline)) binaryMatches.push(path);
+        return true;
+      }
       const records = scanRecords(text, regex, query);
       if (records.length === 0) return true;
       files.push({ path, records });
       total += records.length;
       return total < query.maxRecords;
     });
-    return { files, cutShort: !finished };
+    return { files, binaryMatches, cutShort: !finished };
   },
 };

@@ -1,13 +1,13 @@
 /**
  * Ignore files as ripgrep reads them, for the built-in search and for Glob's count of ignored files:
  * `.gitignore` (only inside a git repository, as rg requires), `.git/info/exclude`, the global excludes
- * file at its default place ($XDG_CONFIG_HOME/git/ignore; a custom `core.excludesFile` is not read), and
+ * file (`core.excludesFile` in ~/.gitconfig or $XDG_CONFIG_HOME/git/config, else $XDG_CONFIG_HOME/git/ignore), and
  * `.ignore` / `.rgignore` anywhere. Deeper files win over shallower ones, `.rgignore` over `.ignore` over
  * `.gitignore`, and a `!pattern` re-includes.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { basename, dirname, join, relative, sep } from "node:path";
+import { basename, dirname, join, sep } from "node:path";
 import ignore, { type Ignore } from "ignore";
 
 interface Layer {
@@ -16,6 +16,8 @@ interface Layer {
 }
 
 function load(file: string): Ignore | undefined {
+  // Most directories have no ignore file: checking first is far cheaper than the error a failed read throws.
+  if (!existsSync(file)) return undefined;
   try {
     // Git on Linux and macOS's default both match case-sensitively; so does rg.
     return ignore({ ignorecase: false }).add(readFileSync(file, "utf8"));
@@ -31,13 +33,37 @@ function findGitRoot(start: string): string | undefined {
   }
 }
 
+/** `excludesFile = path` in any git config section, as ripgrep reads it (quotes and spaces trimmed). */
+const EXCLUDES_FILE_SETTING = /^\s*excludesfile\s*=\s*"?\s*(\S+?)\s*"?\s*$/im;
+
+/** The global excludes file: core.excludesFile from ~/.gitconfig or the XDG git config, else git's default. */
 function globalExcludes(): string {
-  const config = process.env.XDG_CONFIG_HOME || join(homedir(), ".config");
-  return join(config, "git", "ignore");
+  const home = homedir();
+  const xdg = process.env.XDG_CONFIG_HOME || join(home, ".config");
+  for (const config of [join(home, ".gitconfig"), join(xdg, "git", "config")]) {
+    if (!existsSync(config)) continue;
+    let setting: RegExpExecArray | null = null;
+    try {
+      setting = EXCLUDES_FILE_SETTING.exec(readFileSync(config, "utf8"));
+    } catch {
+      // Unreadable config: git would complain; the search goes on without it.
+    }
+    if (setting) return setting[1]!.startsWith("~/") ? join(home, setting[1]!.slice(2)) : setting[1]!;
+  }
+  return join(xdg, "git", "ignore");
 }
 
 function isUnder(path: string, dir: string): boolean {
   return path === dir || path.startsWith(dir.endsWith(sep) ? dir : dir + sep);
+}
+
+/**
+ * The path of `dir`'s entry `name` from `base`, an ancestor of `dir` (or `dir` itself). By slicing: called
+ * for every entry the built-in search walks, where path.relative's normalising showed in profiles.
+ */
+function entryBelow(base: string, dir: string, name: string): string {
+  if (dir === base) return name;
+  return `${dir.slice(base.endsWith(sep) ? base.length : base.length + 1)}${sep}${name}`;
 }
 
 function posix(path: string): string {
@@ -103,10 +129,9 @@ export class IgnoreRules {
   ignoresEntry(dir: string, name: string, isDir: boolean): boolean {
     const layers = this.layers(dir);
     if (layers.length === 0) return false;
-    const path = join(dir, name);
     for (let i = layers.length - 1; i >= 0; i--) {
       const layer = layers[i]!;
-      const rel = posix(relative(layer.base, path)) + (isDir ? "/" : "");
+      const rel = posix(entryBelow(layer.base, dir, name)) + (isDir ? "/" : "");
       const result = layer.rules.test(rel);
       if (result.ignored) return true;
       if (result.unignored) return false;

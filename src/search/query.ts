@@ -27,8 +27,10 @@ export interface FileQuery {
   respectIgnore: boolean;
   signal: AbortSignal;
   onProgress?(filesSoFar: number): void;
-  /** Called with each path as soon as it is found (listFiles and matchingFiles), to overlap work. */
+  /** Called with each path as soon as it is found (matchingFiles), to overlap work. */
   onPath?(path: string): void;
+  /** Display paths to leave out entirely (files permission rules forbid reading): not shown, not counted. */
+  exclude?(path: string): boolean;
 }
 
 export interface GrepQuery extends FileQuery {
@@ -60,14 +62,27 @@ export interface FileLines {
 
 export interface ContentResult {
   files: FileLines[];
+  /**
+   * Binary files that match but whose lines are not shown: only an explicitly named file is searched when
+   * binary (as rg does), and its lines would be noise.
+   */
+  binaryMatches: string[];
   /** True when maxRecords was reached and the search was stopped. */
   cutShort: boolean;
 }
 
+export interface NewestFiles {
+  newest: string[];
+  total: number;
+}
+
 export interface SearchBackend {
   readonly name: "ripgrep" | "builtin";
-  /** Files under the root that match the globs (display paths), in no particular order. */
-  listFiles(query: FileQuery): Promise<string[]>;
+  /**
+   * Files under the root that match the globs (display paths): the `limit` most recently modified, newest
+   * first with ties by path, and how many there are in all.
+   */
+  newestFiles(query: FileQuery, limit: number): Promise<NewestFiles>;
   /** Files containing a match (display paths), in no particular order. */
   matchingFiles(query: GrepQuery): Promise<string[]>;
   /** Number of matching lines per file (display paths). */

@@ -6,6 +6,7 @@
 import { sep } from "node:path";
 import { StringDecoder } from "node:string_decoder";
 import { InputError, ToolError } from "../core/errors.js";
+import { NewestOfSorted } from "./mtime.js";
 import { displayPath } from "./paths.js";
 import {
   type ContentQuery,
@@ -14,6 +15,7 @@ import {
   type FileQuery,
   type GrepQuery,
   MAX_LINE_CHARS,
+  type NewestFiles,
   PROGRESS_EVERY_FILES,
   type SearchBackend,
   VCS_DIRS,
@@ -122,28 +124,102 @@ async function paths(binary: string, args: string[], query: FileQuery): Promise<
   return out;
 }
 
-/** Splits `path\0N:text` lines into per-file record lists; rg writes each file's lines contiguously. */
+/**
+ * `--sortr modified` makes rg stat each file as it walks and print the list newest first; only the head
+ * of that list is kept (see NewestOfSorted), the rest is counted without being split into strings.
+ */
+async function newestFiles(binary: string, query: FileQuery, limit: number): Promise<NewestFiles> {
+  const head = new NewestOfSorted(query.cwd, limit);
+  let pending = "";
+  let nextReport = PROGRESS_EVERY_FILES;
+  await run(binary, [...baseArgs(query), "--files", "--sortr", "modified"], query, (chunk, prefix) => {
+    const text = pending + chunk;
+    let start = 0;
+    for (let end = text.indexOf("\0"); end >= 0; end = text.indexOf("\0", start)) {
+      const path = prefix + text.slice(start, end);
+      start = end + 1;
+      if (query.exclude?.(path)) continue;
+      if (head.wantsPaths) head.add(path);
+      else head.skip();
+    }
+    pending = text.slice(start);
+    if (head.size >= nextReport) {
+      query.onProgress?.(head.size);
+      nextReport = head.size + PROGRESS_EVERY_FILES;
+    }
+  });
+  return { newest: head.newest(), total: head.size };
+}
+
+/**
+ * rg's notices about binary files, printed among the records without a NUL: `path: binary file matches
+ * (...)` for a named binary file, and a warning after the lines shown from a file found binary part way.
+ */
+const BINARY_NOTICE =
+  /^([^\0]*): (binary file matches|WARNING: stopped searching binary file after match) \(found "\\0" byte around offset \d+\)$/;
+
+/**
+ * Splits rg's `--null` output into `path\0rest\n` records, `--` break lines and binary notices as it streams
+ * in. A path may itself hold a newline, so each record is found from its NUL, never by splitting lines first.
+ */
+class NulRecords {
+  private pending = "";
+
+  feed(
+    text: string,
+    onRecord: (path: string, rest: string) => void,
+    onBreak: () => void,
+    onBinaryMatch: (path: string) => void = () => {},
+  ): void {
+    const buffer = this.pending + text;
+    let pos = 0;
+    for (;;) {
+      if (buffer.startsWith("--\n", pos)) {
+        onBreak();
+        pos += 3;
+        continue;
+      }
+      const nul = buffer.indexOf("\0", pos);
+      const lineEnd = buffer.indexOf("\n", pos);
+      if (lineEnd < 0) break;
+      // A line without a NUL is a notice, or the first line of a path that holds a newline.
+      const notice = nul >= 0 && nul < lineEnd ? null : BINARY_NOTICE.exec(buffer.slice(pos, lineEnd));
+      if (notice) {
+        if (notice[2] === "binary file matches") onBinaryMatch(notice[1]!);
+        pos = lineEnd + 1;
+        continue;
+      }
+      const end = nul < 0 ? -1 : buffer.indexOf("\n", nul + 1);
+      if (end < 0) break;
+      onRecord(buffer.slice(pos, nul), buffer.slice(nul + 1, end));
+      pos = end + 1;
+    }
+    this.pending = buffer.slice(pos);
+  }
+}
+
+/** Groups `N:text` / `N-text` records per file; rg writes each file's lines contiguously. */
 class RecordParser {
   readonly files: FileLines[] = [];
+  readonly binaryMatches: string[] = [];
   records = 0;
-  private pending = "";
+  private readonly stream = new NulRecords();
   private current: (FileLines & { rgPath: string }) | undefined;
   private breakPending = false;
 
   feed(text: string, prefix: string): void {
-    const lines = (this.pending + text).split("\n");
-    this.pending = lines.pop()!;
-    for (const line of lines) this.line(line, prefix);
+    this.stream.feed(
+      text,
+      (path, record) => this.record(prefix, path, record),
+      // A break between groups is only kept when the next line is from the same file.
+      () => {
+        this.breakPending = true;
+      },
+      (path) => this.binaryMatches.push(prefix + path),
+    );
   }
 
-  private line(line: string, prefix: string): void {
-    const nul = line.indexOf("\0");
-    if (nul < 0) {
-      // `--`: a break between groups; only kept when the next line is from the same file.
-      if (line === "--") this.breakPending = true;
-      return;
-    }
-    const path = line.slice(0, nul);
+  private record(prefix: string, path: string, record: string): void {
     if (this.current?.rgPath !== path) {
       this.current = { path: prefix + path, rgPath: path, records: [] };
       this.files.push(this.current);
@@ -152,7 +228,7 @@ class RecordParser {
       this.records++;
     }
     this.breakPending = false;
-    this.current.records.push(line.slice(nul + 1));
+    this.current.records.push(record);
     this.records++;
   }
 }
@@ -160,20 +236,19 @@ class RecordParser {
 export function ripgrepBackend(binary: string): SearchBackend {
   return {
     name: "ripgrep",
-    listFiles: (query) => paths(binary, [...baseArgs(query), "--files"], query),
+    newestFiles: (query, limit) => newestFiles(binary, query, limit),
     matchingFiles: (query) => paths(binary, [...grepArgs(query), "--files-with-matches"], query),
 
     async countMatches(query) {
       const counts: Array<[string, number]> = [];
-      let pending = "";
+      const stream = new NulRecords();
       const args = [...grepArgs(query), "--count", "--with-filename"];
       await run(binary, args, query, (text, prefix) => {
-        const lines = (pending + text).split("\n");
-        pending = lines.pop()!;
-        for (const line of lines) {
-          const nul = line.lastIndexOf("\0");
-          if (nul >= 0) counts.push([prefix + line.slice(0, nul), Number(line.slice(nul + 1))]);
-        }
+        stream.feed(
+          text,
+          (path, count) => counts.push([prefix + path, Number(count)]),
+          () => {},
+        );
       });
       return counts;
     },
@@ -194,7 +269,7 @@ export function ripgrepBackend(binary: string): SearchBackend {
           nextReport = parser.files.length + PROGRESS_EVERY_FILES;
         }
       });
-      return { files: parser.files, cutShort: stopped };
+      return { files: parser.files, binaryMatches: parser.binaryMatches, cutShort: stopped };
     },
   };
 }

@@ -1,4 +1,4 @@
-import { basename, dirname, isAbsolute, resolve } from "node:path";
+import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import picomatch from "picomatch";
 import * as z from "zod";
 import type { ToolCallContext } from "../../core/context.js";
@@ -7,7 +7,6 @@ import { defineTool } from "../../core/tool.js";
 import { hiddenFromSearch } from "../../permissions/read-restriction.js";
 import { hiddenNote, searchBackendHiding } from "../../search/backend.js";
 import { IgnoreRules } from "../../search/ignore-rules.js";
-import { NewestFirst } from "../../search/mtime.js";
 import { searchRoot } from "../../search/root.js";
 
 /** Most paths listed; newest first, so the files being worked on come before old ones. */
@@ -20,39 +19,46 @@ const inputSchema = z.strictObject({
 
 type Input = z.output<typeof inputSchema>;
 
-/** An absolute pattern (`/repo/src/**\/*.ts`) becomes a root (`/repo/src`) and a relative glob. */
-function splitAbsolute(input: Input): { path: string | undefined; pattern: string } {
-  if (!isAbsolute(input.pattern)) return { path: input.path, pattern: input.pattern };
-  const { base, glob } = picomatch.scan(input.pattern);
-  if (!glob) return { path: dirname(input.pattern), pattern: basename(input.pattern) };
-  return { path: base || "/", pattern: glob };
+/**
+ * A pattern that starts somewhere else — absolute (`/repo/src/**\/*.ts`), or with `.` or `..` in its fixed
+ * part (`./src/*.ts`, `../lib/**`) — becomes a search root and a glob relative to it: ripgrep matches globs
+ * against paths below the root, which never start with those. A pattern without wildcards names one path.
+ */
+function splitPattern(input: Input): { path: string | undefined; pattern: string } {
+  const { prefix, base, glob } = picomatch.scan(input.pattern);
+  const segments = base.split("/");
+  const relocated = isAbsolute(base) || prefix !== "" || segments.includes(".") || segments.includes("..");
+  if (!relocated) return { path: input.path, pattern: input.pattern };
+  const from = isAbsolute(base) ? base : join(input.path ?? ".", base);
+  // A leading `/` anchors the rest to the new root: `./src/*.ts` must not match `src/x/app.ts`.
+  if (!glob) return { path: dirname(from), pattern: `/${basename(from)}` };
+  return { path: from, pattern: `/${glob}` };
 }
 
 async function execute(input: Input, ctx: ToolCallContext): Promise<ToolResult> {
-  const { path, pattern } = splitAbsolute(input);
-  const { root, isFile } = await searchRoot(ctx, path, "Glob");
+  const { path, pattern } = splitPattern(input);
+  const { root, isFile } = await searchRoot(ctx, path, "Glob", "directory");
   if (isFile) {
     return ToolResult.rejected(
       `${root} is a file, not a directory. Give Glob the directory to search in as path.`,
     );
   }
   const backend = await searchBackendHiding(hiddenFromSearch(ctx, "Glob"));
-  const byTime = new NewestFirst(ctx.workingDir);
-  await backend.listFiles({
-    cwd: ctx.workingDir,
-    root,
-    rootIsFile: false,
-    globs: [pattern],
-    // Claude Code's Glob lists ignored files too; the result says how many of them there are.
-    respectIgnore: false,
-    signal: ctx.signal,
-    onProgress: (n) => ctx.reportProgress({ progress: n, message: `${n} files listed so far` }),
-    onPath: byTime.add,
-  });
-  const total = byTime.size;
+  const { newest: shown, total } = await backend.newestFiles(
+    {
+      cwd: ctx.workingDir,
+      root,
+      rootIsFile: false,
+      globs: [pattern],
+      // Claude Code's Glob lists ignored files too; the result says how many of them there are.
+      respectIgnore: false,
+      signal: ctx.signal,
+      onProgress: (n) => ctx.reportProgress({ progress: n, message: `${n} files listed so far` }),
+    },
+    MAX_GLOB_RESULTS,
+  );
   if (total === 0)
     return ToolResult.success(`No files found${hiddenNote(backend)}`, { backend: backend.name });
-  const shown = byTime.newest(MAX_GLOB_RESULTS);
   const rules = new IgnoreRules(root, { explicitRoot: false });
   const ignored = shown.filter((p) => rules.ignoresFile(resolve(ctx.workingDir, p))).length;
   const notes: string[] = [];
@@ -85,7 +91,7 @@ export const globTool = defineTool({
   isConcurrencySafe: () => true,
   permissionSubject: (input, ctx) => ({
     kind: "path",
-    path: ctx.resolvePath(splitAbsolute(input).path ?? "."),
+    path: ctx.resolvePath(splitPattern(input).path ?? "."),
     access: "read",
   }),
   execute: (input, ctx) => execute(input, ctx),

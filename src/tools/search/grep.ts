@@ -116,7 +116,7 @@ async function execute(input: Input, ctx: ToolCallContext): Promise<ToolResult> 
 }
 
 async function search(input: Input, ctx: ToolCallContext, backend: SearchBackend): Promise<ToolResult> {
-  const { root, isFile } = await searchRoot(ctx, input.path, "Grep");
+  const { root, isFile } = await searchRoot(ctx, input.path, "Grep", "file or directory");
   const query: GrepQuery = {
     cwd: ctx.workingDir,
     root,
@@ -167,7 +167,14 @@ async function search(input: Input, ctx: ToolCallContext, backend: SearchBackend
     onlyMatching,
     maxRecords: Math.max(MAX_CONTENT_RECORDS, page.limit === 0 ? 0 : page.offset + page.limit + 1),
   });
+  const binaryNote =
+    result.binaryMatches.length === 0
+      ? ""
+      : `${result.files.length > 0 ? "\n\n" : ""}(Binary ${result.binaryMatches.length === 1 ? "file" : "files"} ` +
+        `${result.binaryMatches.join(", ")} ${result.binaryMatches.length === 1 ? "matches" : "match"}; ` +
+        "Grep does not show lines of binary files. To see them run `rg --text PATTERN FILE` with Bash.)";
   if (result.files.length === 0) {
+    if (binaryNote) return ToolResult.success(binaryNote, metadata);
     return ToolResult.success(`No matches found${await skippedNote(backend, query, ctx.signal)}`, metadata);
   }
   result.files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
@@ -180,7 +187,10 @@ async function search(input: Input, ctx: ToolCallContext, backend: SearchBackend
     ? `\n\n(The search stopped after ${total} lines; narrow the pattern, path or glob to see the rest.)`
     : "";
   const note = pageNote("lines", page, lines.length, result.cutShort ? undefined : total);
-  return ToolResult.success(`${lines.join("\n")}${note}${cutShort}`, { ...metadata, lines: total });
+  return ToolResult.success(`${lines.join("\n")}${note}${cutShort}${binaryNote}`, {
+    ...metadata,
+    lines: total,
+  });
 }
 
 export const grepTool = defineTool({

@@ -77,3 +77,57 @@ describe.each(MODES)("Glob ($mode)", ({ mode, env }) => {
     expect((await glob(ctx, { pattern: "*.txt", path: outside })).text).toBe(join(outside, "x.txt"));
   });
 });
+
+describe.each(MODES)("Glob patterns and order ($mode)", ({ env }) => {
+  useSearchMode(env);
+
+  it("takes patterns that start with ./ or ../ or are absolute, relative to where they point", async () => {
+    const ctx = setup();
+    mkdirSync(join(ctx.workingDir, "src", "x"));
+    writeFileSync(join(ctx.workingDir, "src", "x", "app.ts"), "");
+    expect((await glob(ctx, { pattern: "./src/*.ts" })).text).toBe("src/app.ts\nsrc/util.ts");
+    expect((await glob(ctx, { pattern: "../*.ts", path: "src/deep" })).text).toBe("src/app.ts\nsrc/util.ts");
+    const name = ctx.workingDir.split("/").pop();
+    expect((await glob(ctx, { pattern: `../${name}/src/x/*` })).text).toBe("src/x/app.ts");
+    // A pattern without wildcards names one file, not every file of that name below.
+    expect((await glob(ctx, { pattern: `${ctx.workingDir}/src/app.ts` })).text).toBe("src/app.ts");
+    expect((await glob(ctx, { pattern: "./src/app.ts" })).text).toBe("src/app.ts");
+    expect((await glob(ctx, { pattern: "./**/inner.js" })).text).toBe("src/deep/inner.js");
+  });
+
+  it("orders files with the same modification time by path, also across the 250 cut", async () => {
+    const ctx = setup();
+    const dir = join(ctx.workingDir, "same");
+    mkdirSync(dir);
+    const when = Date.now() / 1000 - 1_000;
+    const names = Array.from({ length: 300 }, (_, i) => `f${String(i).padStart(3, "0")}.md`);
+    // Written in reverse so directory order is not path order.
+    for (const name of [...names].reverse()) {
+      writeFileSync(join(dir, name), "");
+      utimesSync(join(dir, name), when, when);
+    }
+    writeFileSync(join(dir, "newest.md"), "");
+    const { text } = await glob(ctx, { pattern: "*.md", path: "same" });
+    const [list, note] = text.split("\n\n");
+    expect(list!.split("\n")).toEqual(["same/newest.md", ...names.slice(0, 249).map((n) => `same/${n}`)]);
+    expect(note).toContain("250 most recently modified of 301");
+  });
+
+  it("counts files ignored by a custom core.excludesFile among the shown ones", async () => {
+    const ctx = setup();
+    const home = tempDir();
+    writeFileSync(join(home, ".gitconfig"), '[core]\n\texcludesFile = "~/global-ignore"\n');
+    writeFileSync(join(home, "global-ignore"), "*.secret\n");
+    writeFileSync(join(ctx.workingDir, "key.secret"), "needle\n");
+    const saved = process.env.HOME;
+    process.env.HOME = home;
+    try {
+      const { text } = await glob(ctx, { pattern: "*.secret" });
+      expect(text).toBe("key.secret\n\n(1 of the 1 files shown is ignored by .gitignore or similar.)");
+      const grep = ToolResult.text(await runTool("Grep", { pattern: "needle" }, ctx));
+      expect(grep).not.toContain("key.secret");
+    } finally {
+      process.env.HOME = saved;
+    }
+  });
+});

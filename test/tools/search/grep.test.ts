@@ -161,3 +161,68 @@ describe.each(MODES)("Grep ($mode)", ({ mode, env }) => {
     expect(progress.length).toBeGreaterThan(0);
   });
 });
+
+describe.each(MODES)("Grep on awkward files ($mode)", ({ env }) => {
+  useSearchMode(env);
+
+  it("keeps a path that holds a newline whole in content and count modes", async () => {
+    const ctx = setup();
+    writeFileSync(join(ctx.workingDir, "new\nline.txt"), "needle nl\n");
+    const content = await grep(ctx, { pattern: "needle nl", output_mode: "content" });
+    expect(content.text).toBe("new\nline.txt:1:needle nl");
+    const count = await grep(ctx, { pattern: "needle nl", output_mode: "count" });
+    expect(count.text).toBe("new\nline.txt:1\n\nFound 1 matching line across 1 file.");
+  });
+
+  it("searches a binary file named as path, and says its lines are not shown", async () => {
+    const ctx = setup();
+    writeFileSync(join(ctx.workingDir, "mixed.bin"), Buffer.from("first needle\nsecond\0bin needle\n"));
+    const files = await grep(ctx, { pattern: "needle", path: "mixed.bin" });
+    expect(files.text).toBe("Found 1 file\nmixed.bin");
+    const content = await grep(ctx, { pattern: "needle", path: "mixed.bin", output_mode: "content" });
+    expect(content.text).toMatch(/^\(Binary file mixed\.bin matches; .*rg --text/);
+    expect(content.text).not.toContain("ignored");
+    const count = await grep(ctx, { pattern: "needle", path: "mixed.bin", output_mode: "count" });
+    expect(count.text).toBe("mixed.bin:2\n\nFound 2 matching lines across 1 file.");
+  });
+
+  it("keeps the records after a file that turns out binary part way intact", async () => {
+    const ctx = setup();
+    const dir = join(ctx.workingDir, "late");
+    mkdirSync(dir);
+    writeFileSync(
+      join(dir, "a.txt"),
+      Buffer.concat([
+        Buffer.from("needle early\n"),
+        Buffer.alloc(100_000, 120),
+        Buffer.from("\n\0needle late\n"),
+      ]),
+    );
+    for (let i = 0; i < 5; i++) writeFileSync(join(dir, `b${i}.txt`), "needle ok\n");
+    const { text } = await grep(ctx, { pattern: "needle", path: "late", output_mode: "content" });
+    const lines = text.split("\n");
+    for (let i = 0; i < 5; i++) expect(lines).toContain(`late/b${i}.txt:1:needle ok`);
+    expect(lines.every((l) => /^late\/[ab]\d?\.txt:1:needle (ok|early)$/.test(l))).toBe(true);
+  });
+
+  it("says a missing path may name a file or a directory", async () => {
+    const ctx = setup();
+    const { text } = await grep(ctx, { pattern: "x", path: "nowhere.ts" });
+    expect(text).toContain("Give Grep an existing file or directory");
+  });
+
+  it("stops when cancelled part way and says so", async () => {
+    const ctx = setup();
+    mkdirSync(join(ctx.workingDir, "many"));
+    for (let i = 0; i < 3_000; i++) writeFileSync(join(ctx.workingDir, "many", `f${i}.txt`), "needle\n");
+    for (const output_mode of ["files_with_matches", "content"]) {
+      const controller = new AbortController();
+      const result = await runTool("Grep", { pattern: "needle", path: "many", output_mode }, ctx, {
+        signal: controller.signal,
+        onProgress: () => controller.abort(),
+      });
+      expect(result.isError).toBe(true);
+      expect(ToolResult.text(result)).toMatch(/cancel/i);
+    }
+  });
+});
