@@ -6,11 +6,11 @@ import { isAbsolute, sep } from "node:path";
  * Paths are display paths (relative to the working dir, or absolute outside it).
  */
 
-function mtimeOf(cwdPrefix: string, path: string): number | undefined {
+export function mtimeOf(cwdPrefix: string, path: string): number | undefined {
   return statSync(isAbsolute(path) ? path : cwdPrefix + path, { throwIfNoEntry: false })?.mtimeMs;
 }
 
-function withSep(cwd: string): string {
+export function withSep(cwd: string): string {
   return cwd.endsWith(sep) ? cwd : cwd + sep;
 }
 
@@ -113,9 +113,25 @@ export class NewestOfSorted {
   }
 
   newest(): string[] {
-    const { paths, times } = this;
-    return newestFirstOrder(paths, times, Array.from(paths.keys()))
-      .slice(0, this.limit)
-      .map((i) => paths[i]!);
+    return newestOf([this.head], this.limit);
   }
+
+  /** The kept paths with their times, for merging with other listings (see newestOf). */
+  get head(): TimedPaths {
+    return { paths: this.paths, times: this.times };
+  }
+}
+
+export interface TimedPaths {
+  paths: readonly string[];
+  times: readonly number[];
+}
+
+/** The `limit` newest of several sets of timed paths, newest first with ties by path. */
+export function newestOf(sets: readonly TimedPaths[], limit: number): string[] {
+  const paths = sets.flatMap((s) => s.paths);
+  const times = sets.flatMap((s) => s.times);
+  return newestFirstOrder(paths, times, Array.from(paths.keys()))
+    .slice(0, limit)
+    .map((i) => paths[i]!);
 }

@@ -3,10 +3,13 @@
  * colons, spaces and dashes in paths never confuse the parser, and the text after the NUL is rg's plain
  * `N:text` / `N-text` record — cheaper to produce and parse than `--json` (measured in bench/search.ts).
  */
+import { type Dirent, readdirSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { sep } from "node:path";
 import { StringDecoder } from "node:string_decoder";
 import { InputError, ToolError } from "../core/errors.js";
-import { NewestOfSorted } from "./mtime.js";
+import { GlobFilter } from "./globs.js";
+import { mtimeOf, NewestOfSorted, newestOf, withSep } from "./mtime.js";
 import { displayPath } from "./paths.js";
 import {
   type ContentQuery,
@@ -125,30 +128,117 @@ async function paths(binary: string, args: string[], query: FileQuery): Promise<
 }
 
 /**
- * `--sortr modified` makes rg stat each file as it walks and print the list newest first; only the head
- * of that list is kept (see NewestOfSorted), the rest is counted without being split into strings.
+ * One `--sortr modified` listing: rg stats each file as it walks and prints the list newest first; only the
+ * head of that list is kept (see NewestOfSorted), the rest is counted without being split into strings.
  */
-async function newestFiles(binary: string, query: FileQuery, limit: number): Promise<NewestFiles> {
+async function sortedListing(
+  binary: string,
+  query: FileQuery,
+  dirs: readonly string[],
+  limit: number,
+  onCount: (delta: number) => void,
+): Promise<NewestOfSorted> {
   const head = new NewestOfSorted(query.cwd, limit);
   let pending = "";
-  let nextReport = PROGRESS_EVERY_FILES;
-  await run(binary, [...baseArgs(query), "--files", "--sortr", "modified"], query, (chunk, prefix) => {
+  let counted = 0;
+  const args = [
+    ...baseArgs(query),
+    "--files",
+    "--sortr",
+    "modified",
+    ...(dirs.length > 0 ? ["--", ...dirs] : []),
+  ];
+  await run(binary, args, query, (chunk, prefix) => {
     const text = pending + chunk;
     let start = 0;
     for (let end = text.indexOf("\0"); end >= 0; end = text.indexOf("\0", start)) {
-      const path = prefix + text.slice(start, end);
+      if (head.wantsPaths || query.exclude) {
+        const path = prefix + text.slice(start, end);
+        if (!query.exclude?.(path)) {
+          if (head.wantsPaths) head.add(path);
+          else head.skip();
+        }
+      } else head.skip();
       start = end + 1;
-      if (query.exclude?.(path)) continue;
-      if (head.wantsPaths) head.add(path);
-      else head.skip();
     }
     pending = text.slice(start);
-    if (head.size >= nextReport) {
-      query.onProgress?.(head.size);
-      nextReport = head.size + PROGRESS_EVERY_FILES;
-    }
+    onCount(head.size - counted);
+    counted = head.size;
   });
-  return { newest: head.newest(), total: head.size };
+  return head;
+}
+
+/** Most rg processes one listing is split over. */
+const MAX_LISTING_SPLIT = 4;
+
+/**
+ * Sorting makes rg walk on one thread. When ignore files play no part (Glob lists ignored files too), the
+ * root's directories can be listed by several rg processes at once, one per core, and their sorted heads
+ * merged. Explicit paths bypass rg's globs, so the root's own entries are judged here, with the same glob
+ * rules as the built-in search: excluded directories are not passed, top-level files are matched and
+ * statted directly. Symlinks are skipped, as rg's walk skips them. Undefined when a split cannot help.
+ */
+function splitRoot(query: FileQuery): { groups: string[][]; files: string[] } | undefined {
+  const parts = Math.min(availableParallelism(), MAX_LISTING_SPLIT);
+  if (query.respectIgnore || query.rootIsFile || parts < 2) return undefined;
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(query.root, { withFileTypes: true });
+  } catch {
+    return undefined;
+  }
+  const filter = new GlobFilter(query.globs);
+  const dirs: string[] = [];
+  const files: string[] = [];
+  for (const entry of entries) {
+    if (entry.isDirectory()) {
+      if (
+        !(VCS_DIRS as readonly string[]).includes(entry.name) &&
+        filter.verdict(entry.name, true) !== "exclude"
+      ) {
+        dirs.push(entry.name);
+      }
+    } else if (entry.isFile() && filter.verdict(entry.name, false) !== "exclude") files.push(entry.name);
+  }
+  if (dirs.length < 2) return undefined;
+  dirs.sort();
+  const groups = Array.from({ length: Math.min(parts, dirs.length) }, (_, i) =>
+    dirs.filter((_, k) => k % parts === i),
+  );
+  return { groups, files };
+}
+
+async function newestFiles(binary: string, query: FileQuery, limit: number): Promise<NewestFiles> {
+  let total = 0;
+  let nextReport = PROGRESS_EVERY_FILES;
+  const onCount = (delta: number) => {
+    total += delta;
+    if (total >= nextReport) {
+      query.onProgress?.(total);
+      nextReport = total + PROGRESS_EVERY_FILES;
+    }
+  };
+  const split = splitRoot(query);
+  if (!split) {
+    const head = await sortedListing(binary, query, [], limit, onCount);
+    return { newest: head.newest(), total: head.size };
+  }
+  const heads = await Promise.all(
+    split.groups.map((dirs) => sortedListing(binary, query, dirs, limit, onCount)),
+  );
+  const prefix = invocation([], query).prefix;
+  const loose = { paths: [] as string[], times: [] as number[] };
+  for (const name of split.files) {
+    const path = prefix + name;
+    const time = query.exclude?.(path) ? undefined : mtimeOf(withSep(query.root), name);
+    if (time === undefined) continue;
+    loose.paths.push(path);
+    loose.times.push(time);
+  }
+  return {
+    newest: newestOf([...heads.map((h) => h.head), loose], limit),
+    total: heads.reduce((n, h) => n + h.size, loose.paths.length),
+  };
 }
 
 /**
