@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, realpathSync } from "node:fs";
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createToolContext } from "../src/core/context.js";
@@ -38,6 +38,7 @@ const bench: Bench = async (report) => {
     note: "the whole runTool pipeline, process group and cwd capture included",
   });
   await ctx.session.dispose();
+  rmSync(workingDir, { recursive: true, force: true });
 };
 
 export default bench;

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { mkdirSync, mkdtempSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -28,6 +28,8 @@ export interface SessionOptions {
 export class Session {
   readonly id: string;
   private directory: string | undefined;
+  /** True when the session made its own temp dir (and so may remove it). */
+  private ownsDirectory = false;
   private readonly values = new Map<string, unknown>();
   private readonly slots = new Map<string, SessionSlot<unknown>>();
   private readonly saved: Record<string, unknown>;
@@ -45,6 +47,7 @@ export class Session {
       mkdirSync(this.directory, { recursive: true });
     } else {
       this.directory = mkdtempSync(join(tmpdir(), "cc-tools-session-"));
+      this.ownsDirectory = true;
     }
     return this.directory;
   }
@@ -77,6 +80,15 @@ export class Session {
     this.disposed = true;
     for (const [key, slot] of this.slots) {
       await slot.dispose?.(this.values.get(key));
+    }
+    // An own temp dir that nothing was left in goes; files in it (spilled output, job logs) were named in
+    // results, so they stay for whoever reads them.
+    if (this.ownsDirectory && this.directory) {
+      try {
+        rmdirSync(this.directory);
+      } catch {
+        // not empty, or already gone
+      }
     }
   }
 }
