@@ -1,5 +1,6 @@
 import { homedir } from "node:os";
 import { isAbsolute, resolve } from "node:path";
+import { expandTilde } from "../fs/canonical.js";
 import { evaluatePermission } from "../permissions/evaluate.js";
 import { autoHandler } from "../permissions/handlers.js";
 import { persistRule } from "../permissions/persist.js";
@@ -22,7 +23,7 @@ export interface Progress {
 export interface ToolContext {
   /** The workspace root: relative paths resolve against it; permissions treat it as inside. */
   readonly workingDir: string;
-  /** The current permission mode (EnterPlanMode / ExitPlanMode change it for the session). */
+  /** The current permission mode; setPermissionMode changes it for the rest of the session. */
   readonly permissionMode: PermissionMode;
   setPermissionMode(mode: PermissionMode): void;
   readonly permissionHandler: PermissionHandler;
@@ -101,12 +102,6 @@ const permissionStateSlot: SessionSlot<PermissionState> = {
   },
 };
 
-export function expandHome(path: string): string {
-  if (path === "~") return homedir();
-  if (path.startsWith("~/")) return resolve(homedir(), path.slice(2));
-  return path;
-}
-
 export function createToolContext(options: ToolContextOptions): ToolContext {
   const workingDir = resolve(options.workingDir);
   const session = options.session ?? new Session();
@@ -116,7 +111,9 @@ export function createToolContext(options: ToolContextOptions): ToolContext {
   const nonInteractive = options.nonInteractive ?? true;
   const handler = options.permissionHandler ?? autoHandler;
   const cliRules = options.rules ?? [];
-  const additionalDirectories = config.additionalDirectories.map((d) => resolve(workingDir, expandHome(d)));
+  const additionalDirectories = config.additionalDirectories.map((d) =>
+    resolve(workingDir, expandTilde(d, homedir())),
+  );
 
   const context: ToolContext = {
     workingDir,
@@ -136,7 +133,7 @@ export function createToolContext(options: ToolContextOptions): ToolContext {
     config,
     additionalDirectories,
     resolvePath(path) {
-      const expanded = expandHome(path);
+      const expanded = expandTilde(path, homedir());
       return isAbsolute(expanded) ? resolve(expanded) : resolve(workingDir, expanded);
     },
     rules() {

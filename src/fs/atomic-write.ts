@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { lstat, mkdir, open, readdir, readlink, realpath, rename, stat, unlink } from "node:fs/promises";
-import { basename, dirname, join, resolve } from "node:path";
+import { lstat, mkdir, open, readdir, rename, stat, unlink } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+import { canonicalPath } from "./canonical.js";
 
 /**
  * Writes a file so that a crash at any moment leaves either the old or the new content, never a mix:
@@ -21,28 +22,13 @@ const TEMP_ID_BYTES = 6;
  */
 const STALE_TEMP_MS = 10 * 60 * 1000;
 
-function isErrno(error: unknown, code: string): boolean {
-  return (error as NodeJS.ErrnoException | undefined)?.code === code;
-}
-
-/** The file a write to `path` lands in: the final target of a symlink chain, even a dangling one. */
+/**
+ * The file a write to `path` (absolute) lands in: the final target of a symlink chain, even a dangling one,
+ * resolved exactly as the permission check resolves it (`..` after a link applies to the link's target, as
+ * the kernel does), so a write never lands anywhere its permission was not judged.
+ */
 export async function writeTarget(path: string): Promise<string> {
-  try {
-    return await realpath(path);
-  } catch (error) {
-    if (!isErrno(error, "ENOENT")) throw error;
-  }
-  let current = path;
-  for (let hops = 0; hops < 40; hops++) {
-    const info = await lstat(current).catch(() => undefined);
-    if (!info?.isSymbolicLink()) break;
-    current = resolve(dirname(current), await readlink(current));
-  }
-  // A new file: canonicalise its directory, so the path matches what Read records once it exists.
-  return realpath(dirname(current)).then(
-    (dir) => join(dir, basename(current)),
-    () => current,
-  );
+  return canonicalPath(path, "/");
 }
 
 async function syncDirectory(dir: string): Promise<void> {

@@ -2,7 +2,8 @@ import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import type { PermissionLevel, PermissionMode } from "../core/permission-level.js";
 import type { PermissionSubject } from "../core/tool.js";
-import { canonicalPath, compilePathPattern, expandTilde, isWithin } from "./paths.js";
+import { canonicalPath, expandTilde, isWithin } from "../fs/canonical.js";
+import { compilePathPattern } from "./paths.js";
 import { splitPowerShell } from "./powershell-split.js";
 import {
   coversPathAccess,
@@ -244,7 +245,7 @@ function finish(input: EvaluationInput, decision: PermissionDecision): Permissio
 function planDenial(input: EvaluationInput): PermissionDecision {
   return {
     behavior: "deny",
-    reason: `plan mode only reads and plans, and ${input.toolName} could change things; leave plan mode (ExitPlanMode) to run it`,
+    reason: `plan mode only reads and plans, and ${input.toolName} could change things; it runs once the session leaves plan mode (another --permission-mode)`,
   };
 }
 

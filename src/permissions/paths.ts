@@ -1,79 +1,9 @@
-import { lstatSync, readlinkSync, realpathSync } from "node:fs";
-import { dirname, isAbsolute, join, parse, relative, resolve, sep } from "node:path";
+import { relative, resolve, sep } from "node:path";
 import ignore from "ignore";
-
-/** Symlinks followed while canonicalising one path before giving up (Linux's SYMLOOP_MAX is 40). */
-export const MAX_SYMLINK_HOPS = 40;
+import { canonicalPath, escapes, isWithin } from "../fs/canonical.js";
 
 /** Case-insensitive file systems by default: a rule for `.ENV` must cover `.env` there. */
 const CASE_INSENSITIVE_FS = process.platform === "darwin" || process.platform === "win32";
-
-/** Expands a leading `~` against the given home directory. */
-export function expandTilde(path: string, homeDir: string): string {
-  if (path === "~") return homeDir;
-  if (path.startsWith("~/")) return join(homeDir, path.slice(2));
-  return path;
-}
-
-/**
- * Where a path really leads: every existing component is resolved through symlinks (also dangling
- * ones, whose target may be created by a write), `..` is applied to the resolved parent (as the
- * kernel does), and components that do not exist yet are appended as written. So a symlink inside the
- * workspace that points outside is outside, and `..` cannot climb out unnoticed.
- */
-export function canonicalPath(path: string, baseDir: string): string {
-  return walk(isAbsolute(path) ? path : `${baseDir}${sep}${path}`, { hops: 0 });
-}
-
-function walk(absolute: string, budget: { hops: number }): string {
-  const root = parse(absolute).root;
-  let current = root;
-  let exists = true;
-  for (const part of absolute.slice(root.length).split(/[\\/]+/)) {
-    if (part === "" || part === ".") continue;
-    if (part === "..") {
-      current = dirname(current);
-      exists = true;
-      continue;
-    }
-    const next = join(current, part);
-    if (!exists) {
-      current = next;
-      continue;
-    }
-    try {
-      current = realpathSync.native(next);
-    } catch {
-      current = followDangling(next, current, budget);
-      exists = false;
-    }
-  }
-  return current;
-}
-
-/** A path that does not resolve: when it is a symlink, a write would create its target, so follow it. */
-function followDangling(path: string, parent: string, budget: { hops: number }): string {
-  let target: string;
-  try {
-    if (!lstatSync(path).isSymbolicLink()) return path;
-    target = readlinkSync(path);
-  } catch {
-    return path;
-  }
-  if (++budget.hops > MAX_SYMLINK_HOPS) return path;
-  return walk(isAbsolute(target) ? target : `${parent}${sep}${target}`, budget);
-}
-
-/** True when `path` is `dir` or below it (both canonical). */
-export function isWithin(path: string, dir: string): boolean {
-  const rel = relative(dir, path);
-  return rel === "" || !escapes(rel);
-}
-
-/** True when a relative path leaves its base (`..`, `../x`) or is on another drive. */
-function escapes(rel: string): boolean {
-  return rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel);
-}
 
 /** A compiled path pattern: gitignore semantics below a base directory. */
 export interface PathPattern {

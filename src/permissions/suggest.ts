@@ -1,5 +1,6 @@
+import { canonicalPath, expandTilde } from "../fs/canonical.js";
 import { evaluatePermission } from "./evaluate.js";
-import { canonicalPath, escapePathPattern, expandTilde } from "./paths.js";
+import { escapePathPattern } from "./paths.js";
 import { splitPowerShell } from "./powershell-split.js";
 import { validateRule } from "./rules.js";
 import { commandText, splitBash } from "./shell-split.js";

@@ -1,7 +1,7 @@
-import { existsSync, realpathSync } from "node:fs";
-import { isAbsolute, relative } from "node:path";
+import { existsSync } from "node:fs";
 import type { ToolContext } from "../core/context.js";
 import type { SessionSlot } from "../core/session.js";
+import { canonicalPath, isWithin } from "../fs/canonical.js";
 
 /** The shell's working directory for a session; undefined means the workspace root. Shared by every shell. */
 interface ShellCwd {
@@ -18,24 +18,15 @@ export const shellCwdSlot: SessionSlot<ShellCwd> = {
   },
 };
 
-function isInside(dir: string, root: string): boolean {
-  const rel = relative(root, dir);
-  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
-}
-
-function realpathOr(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
-}
-
-/** True when `dir` is the workspace, an additional directory, or below one (symlinks resolved either way). */
+/**
+ * True when `dir` is the workspace, an additional directory, or below one, judged as permissions judge
+ * paths: where it really leads, so a symlink inside the workspace that points outside is outside.
+ */
 export function isAllowedDir(ctx: ToolContext, dir: string): boolean {
-  const roots = [ctx.workingDir, ...ctx.additionalDirectories];
-  const real = realpathOr(dir);
-  return roots.some((root) => isInside(dir, root) || isInside(real, realpathOr(root)));
+  const real = canonicalPath(dir, "/");
+  return [ctx.workingDir, ...ctx.additionalDirectories].some((root) =>
+    isWithin(real, canonicalPath(root, "/")),
+  );
 }
 
 /** The directory the shell is in, as remembered (it may have been removed since). */

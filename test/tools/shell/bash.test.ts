@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync, realpathSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createToolContext, type Progress } from "../../../src/core/context.js";
@@ -66,6 +66,16 @@ describe("Bash", () => {
     const { text } = await bash({ command: "cd / && pwd" }, ctx);
     expect(text).toMatch(/^\/\n/);
     expect(text).toMatch(/outside the allowed directories/);
+    expect((await bash({ command: "pwd" }, ctx)).text).toBe(ctx.workingDir);
+  });
+
+  it("judges a cd by where it really leads: `..name` dirs are inside, links out are outside", async () => {
+    const ctx = testContext();
+    mkdirSync(join(ctx.workingDir, "..cache"));
+    symlinkSync(tempDir(), join(ctx.workingDir, "out"));
+    expect((await bash({ command: "cd ..cache && pwd" }, ctx)).text).toBe(join(ctx.workingDir, "..cache"));
+    await bash({ command: "cd .." }, ctx);
+    expect((await bash({ command: "cd out" }, ctx)).text).toMatch(/outside the allowed directories/);
     expect((await bash({ command: "pwd" }, ctx)).text).toBe(ctx.workingDir);
   });
 
