@@ -92,24 +92,35 @@ export const SAFE_ENV_VARS = new Set([
 const WRAPPERS = new Set([
   "builtin",
   "busybox",
+  "chroot",
+  "chrt",
   "command",
   "doas",
   "env",
   "exec",
+  "flock",
   "ionice",
+  "ltrace",
   "nice",
   "nohup",
-  "stdbuf",
+  "nsenter",
   "setsid",
+  "stdbuf",
+  "strace",
   "sudo",
+  "taskset",
   "time",
   "timeout",
+  "unshare",
+  "watch",
   "xargs",
 ]);
 /** Words a wrapper takes before the wrapped command: options, assignments, durations, niceness values. */
 const WRAPPER_ARGUMENT = /^(-.*|[A-Za-z_][A-Za-z0-9_]*=.*|\d+(\.\d+)?[smhd]?)$/;
 /** Shells whose `-c` argument is a command line of its own: deny and ask rules look into it. */
 const SHELLS = new Set(["ash", "bash", "dash", "ksh", "mksh", "sh", "zsh"]);
+/** Other programs whose `-c` argument is a shell command line: `su -c`, `script -c`, `flock -c`. */
+const SCRIPT_RUNNERS = new Set(["su", "script", "flock"]);
 /** A shell option cluster holding `-c` (`-c`, `-lc`, `-ec`). */
 const SHELL_COMMAND_FLAG = /^-[A-Za-z]*c[A-Za-z]*$/;
 /** Shell options that take the next word as their argument. */
@@ -308,21 +319,40 @@ function optionEnds(words: readonly string[], from: number): number[] {
   return [...ends];
 }
 
-/** The script of `sh -c 'script'`: its text, undefined when only known at run time, null when there is no `-c`. */
-function shellScript(command: SimpleCommand, start: number): string | undefined | null {
+/**
+ * What a shell invocation runs: the script of `sh -c 'script'` (its text; undefined when only known at run
+ * time), "file" for `sh script.sh` (a program, like any other), or "stdin" when it reads its commands from
+ * standard input (`bash <<< "rm x"`, `… | sh`), which the command line does not show.
+ */
+function shellScript(command: SimpleCommand, start: number): string | undefined | "file" | "stdin" {
   const { words, literals } = command;
   let hasFlag = false;
+  let readsStdin = false;
   let p = start + 1;
   for (; p < words.length && /^[-+]/.test(words[p]!); p++) {
     if (words[p] === "--") {
       p++;
       break;
     }
+    if (words[p] === "-s" || words[p] === "-") readsStdin = true;
     if (SHELL_COMMAND_FLAG.test(words[p]!)) hasFlag = true;
     if (SHELL_OPTION_WITH_ARGUMENT.test(words[p]!)) p++;
   }
-  if (!hasFlag || p >= words.length) return null;
-  return literals[p];
+  if (hasFlag) return p < words.length ? literals[p] : "stdin";
+  return readsStdin || p >= words.length ? "stdin" : "file";
+}
+
+/** `env -S 'cmd args'` / `--split-string`: env splits that string into the command it runs. */
+function envSplitString(command: SimpleCommand, start: number): string | undefined | null {
+  const { words, literals } = command;
+  for (let p = start + 1; p < words.length; p++) {
+    const word = words[p]!;
+    if (word === "-S" || word === "--split-string") return literals[p + 1];
+    if (word.startsWith("--split-string=")) return literals[p]?.slice("--split-string=".length);
+    if (word.startsWith("-S") && word.length > 2) return literals[p]?.slice(2);
+    if (!word.startsWith("-") && !word.includes("=")) break;
+  }
+  return null;
 }
 
 /** What deny and ask rules see of one simple command. */
@@ -356,18 +386,21 @@ function restrictiveView(command: SimpleCommand, shell: Shell, view: Restrictive
     if (name === "find") {
       for (let p = start + 1; p < words.length; p++) if (FIND_ACTIONS.has(words[p]!)) visit(p + 1);
     }
-    if (SHELLS.has(name)) inspectScript(shellScript(command, start), shell, view, depth);
+    if (SHELLS.has(name) || SCRIPT_RUNNERS.has(name)) {
+      const script = shellScript(command, start);
+      if (script === "stdin") {
+        if (SHELLS.has(name)) view.hidden ??= `\`${name}\` reads the commands it runs from standard input`;
+      } else if (script !== "file") inspectScript(script, shell, view, depth);
+    }
+    if (name === "env") {
+      const split = envSplitString(command, start);
+      if (split !== null) inspectScript(split, shell, view, depth);
+    }
   };
   visit(0);
 }
 
-function inspectScript(
-  script: string | undefined | null,
-  shell: Shell,
-  view: RestrictiveView,
-  depth: number,
-): void {
-  if (script === null) return;
+function inspectScript(script: string | undefined, shell: Shell, view: RestrictiveView, depth: number): void {
   const split = script !== undefined && depth < MAX_SHELL_DEPTH ? splitBash(script) : undefined;
   if (!split?.ok) {
     view.hidden ??= `a shell's -c script ${split ? `cannot be split (${split.reason})` : "is only known at run time"}`;

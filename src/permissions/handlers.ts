@@ -7,7 +7,9 @@ export const PROMPT_PREVIEW_CHARS = 400;
 /** One sentence on how to allow a call without being asked: the rules to add, or why none can. */
 export function howToAllow(request: PermissionRequest): string {
   if (request.suggestedRules.length === 0) {
-    return "No rule can allow this call; run it in bypassPermissions mode or rewrite it as simpler commands.";
+    return request.mode === "bypassPermissions"
+      ? "No rule can allow this call: a deny or ask rule may cover what it runs. Rewrite it so every command it runs is visible on the command line."
+      : "No rule can allow this call; run it in bypassPermissions mode or rewrite it as simpler commands.";
   }
   const rules = request.suggestedRules.map((rule) => `--allow '${rule}'`).join(" ");
   return `To allow it, add ${request.suggestedRules.length > 1 ? "the rules" : "the rule"} ${request.suggestedRules.join(", ")} to permissions.allow in .claude/settings.json (or pass ${rules}), or choose another permission mode.`;

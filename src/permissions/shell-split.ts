@@ -90,7 +90,7 @@ const NUMERIC_VALUE = /^(-?\d*|\$\(\([^`$]*\)\))$/s;
 const ARITHMETIC_NAME = /(?<![\w#])[A-Za-z_]\w*/g;
 
 /** Commands whose real command line only exists at run time. */
-const OPAQUE_COMMANDS = new Set(["eval"]);
+const OPAQUE_COMMANDS = new Set(["eval", "trap", "complete"]);
 /** Keywords that only group or sequence other commands: the commands around them are what runs. */
 const TRANSPARENT_KEYWORDS = new Set([
   "if",
@@ -563,6 +563,8 @@ class BashParser {
       const c = src[this.i]!;
       if (c === "}") {
         const body = src.slice(start, this.i);
+        // ${x@P} expands the value as a prompt string, which runs any $(…) the value holds.
+        if (/@P$/.test(body)) throw new TooComplex("`${…@P}` runs command substitutions held in a value");
         const name = /^[#!]?[A-Za-z_]\w*/.exec(body)?.[0] ?? "";
         this.noteArithmetic(name.startsWith("!") ? body : body.slice(name.length));
         this.i++;

@@ -574,6 +574,19 @@ describe("security matrix", () => {
     ["bypassPermissions", ["deny:Read(.env)"], "cat < .env", "deny"],
     ["acceptEdits", ["Bash(builtin:*)", "Bash(echo:*)"], "builtin cd / && echo x > a", "ask"],
     ["default", ["Bash(cat:*)", "deny:Read(~/.ssh/**)"], "cat < ~/.ssh/id_rsa", "deny"],
+    // Commands that run other commands, found in review.
+    ["default", ["Bash(printf:*)", "Bash(echo:*)"], 'printf -v x %s "\\$(touch p)"; echo ${x@P}', "ask"],
+    ["bypassPermissions", ["deny:Bash(rm:*)"], 'bash <<< "rm victim"', "ask"],
+    ["bypassPermissions", ["deny:Bash(rm:*)"], "echo rm x | sh", "ask"],
+    ["bypassPermissions", ["deny:Bash(rm:*)"], "bash -s < script.sh", "ask"],
+    ["bypassPermissions", ["deny:Bash(rm:*)"], "bash build.sh", "allow"],
+    ["bypassPermissions", ["deny:Bash(rm:*)"], 'env -S "rm victim"', "deny"],
+    ["bypassPermissions", ["deny:Bash(rm:*)"], 'trap "rm y" EXIT', "ask"],
+    ["default", ["Bash(trap:*)"], 'trap "touch p" EXIT', "ask"],
+    ["bypassPermissions", ["deny:Bash(rm:*)"], "watch -n 1 rm x", "deny"],
+    ["bypassPermissions", ["deny:Bash(rm:*)"], "strace -f rm x", "deny"],
+    ["bypassPermissions", ["deny:Bash(rm:*)"], "su -c 'rm x' root", "deny"],
+    ["bypassPermissions", ["deny:Bash(rm:*)"], "script -qc 'rm x' /dev/null", "deny"],
   ];
   it.each(rows)("%s with %j: %j → %s", (mode, rules, command, expected) => {
     const { bash, workingDir } = setup();
