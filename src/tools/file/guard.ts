@@ -5,6 +5,7 @@ import { type AtomicWriteOptions, atomicWrite, writeTarget } from "../../fs/atom
 import { MAX_DECODED_FILE_BYTES } from "../../fs/codec.js";
 import { withFileLock } from "../../fs/file-lock.js";
 import { changeDiff, contentHash, readStateSlot } from "../../fs/read-state.js";
+import { readBounded, specialFileKind } from "../../fs/regular-file.js";
 
 /**
  * The rules every file-changing tool shares: an existing file must have been read in this session, and
@@ -25,14 +26,21 @@ export async function withWriteTarget<T>(path: string, work: (target: string) =>
 /** The current bytes of `target`, or undefined when it does not exist. */
 export async function readCurrent(target: string): Promise<Buffer | undefined> {
   try {
-    const { size } = await stat(target);
-    if (size > MAX_DECODED_FILE_BYTES) {
+    const info = await stat(target);
+    const special = specialFileKind(info);
+    if (special) {
       throw new InputError(
-        `${target} is ${size} bytes, more than Write and Edit change (${MAX_DECODED_FILE_BYTES}); nothing was written. ` +
+        `${target} is ${special}; Write, Edit and NotebookEdit change regular files only, so nothing was written.`,
+      );
+    }
+    const bytes = info.isFile() ? await readBounded(target, MAX_DECODED_FILE_BYTES) : await readFile(target);
+    if (!bytes) {
+      throw new InputError(
+        `${target} is more than the ${MAX_DECODED_FILE_BYTES} bytes Write and Edit change; nothing was written. ` +
           "Change it with Bash instead (sed -i, or a script).",
       );
     }
-    return await readFile(target);
+    return bytes;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT") return undefined;

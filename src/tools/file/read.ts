@@ -1,4 +1,4 @@
-import { readFile, realpath, stat } from "node:fs/promises";
+import { realpath, stat } from "node:fs/promises";
 import * as z from "zod";
 import type { ToolCallContext } from "../../core/context.js";
 import { InputError, ToolError } from "../../core/errors.js";
@@ -8,6 +8,7 @@ import { defineTool } from "../../core/tool.js";
 import { decodeText, looksLikeText, MAX_DECODED_FILE_BYTES } from "../../fs/codec.js";
 import { binaryLabel, missingFileMessage, pathSubject, SNIFF_HEAD_BYTES, sniffKind } from "../../fs/paths.js";
 import { contentHash, readStateSlot } from "../../fs/read-state.js";
+import { readBounded, specialFileKind } from "../../fs/regular-file.js";
 import { notebookBlocks, parseNotebook } from "./notebook.js";
 import { imageForModel } from "./read-image.js";
 import {
@@ -116,7 +117,13 @@ async function readText(
 }
 
 async function readContent(path: string, input: ReadInput, ctx: ToolCallContext): Promise<ToolResult> {
-  const bytes = await readFile(path);
+  const bytes = await readBounded(path, MAX_DECODED_FILE_BYTES);
+  if (!bytes) {
+    // Only files whose size stat underreports (in /proc, say) get here; the rest were paged from a stream.
+    throw new ToolError(
+      `${path} holds more than ${MAX_DECODED_FILE_BYTES} bytes although stat reports less; read parts of it with Bash (head, tail, sed -n).`,
+    );
+  }
   const kind = sniffKind(path, bytes.subarray(0, SNIFF_HEAD_BYTES));
   if (input.pages !== undefined && kind.kind !== "pdf") {
     throw new InputError(
@@ -198,6 +205,13 @@ export const readTool = defineTool({
     if (info.isDirectory()) {
       throw new InputError(
         `${requested} is a directory, not a file. List it with Glob (pattern "*", path "${requested}") or with Bash (ls).`,
+      );
+    }
+    const special = specialFileKind(info);
+    if (special) {
+      throw new InputError(
+        `${requested} is ${special}, not a regular file: reading it could wait forever or never end. ` +
+          "Read takes regular files only; sample it with Bash (e.g. head -c 1000) if that is what you need.",
       );
     }
     // Read-state is keyed by the real file, so reading through a symlink counts for an edit of its target.

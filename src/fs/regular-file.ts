@@ -1,0 +1,44 @@
+import type { Stats } from "node:fs";
+import { open } from "node:fs/promises";
+
+/**
+ * The file tools work on regular files only. A device (/dev/zero), a FIFO or a socket reports size 0 and
+ * never ends, or blocks forever, so reading one would exhaust memory or hang the call (and, through
+ * Node's four I/O threads, every later file call of the process); replacing one by rename would swap a
+ * device node for a plain file.
+ */
+
+/** What kind of non-regular file `info` describes, in words; undefined for a regular file or directory. */
+export function specialFileKind(info: Stats): string | undefined {
+  if (info.isFile() || info.isDirectory()) return undefined;
+  if (info.isFIFO()) return "a named pipe (FIFO)";
+  if (info.isSocket()) return "a socket";
+  if (info.isCharacterDevice()) return "a character device";
+  if (info.isBlockDevice()) return "a block device";
+  return "not a regular file";
+}
+
+/** How much more than `limit` a bounded read takes, to tell "exactly the limit" from "over it". */
+const OVERRUN_PROBE_BYTES = 1;
+
+/**
+ * Reads a regular file, at most `limit` bytes; undefined when it holds more. Sizes from stat can lie
+ * (files in /proc report 0), so the bound is enforced while reading, not only checked before.
+ */
+export async function readBounded(path: string, limit: number): Promise<Buffer | undefined> {
+  const handle = await open(path, "r");
+  try {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(Math.min(1 << 20, limit + OVERRUN_PROBE_BYTES - total));
+      const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+      if (bytesRead === 0) return Buffer.concat(chunks, total);
+      chunks.push(chunk.subarray(0, bytesRead));
+      total += bytesRead;
+      if (total > limit) return undefined;
+    }
+  } finally {
+    await handle.close();
+  }
+}
