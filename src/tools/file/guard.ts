@@ -33,13 +33,14 @@ export async function readCurrent(target: string): Promise<Buffer | undefined> {
         `${target} is ${special}; Write, Edit and NotebookEdit change regular files only, so nothing was written.`,
       );
     }
-    const bytes = info.isFile() ? await readBounded(target, MAX_DECODED_FILE_BYTES) : await readFile(target);
-    if (!bytes) {
-      throw new InputError(
-        `${target} is more than the ${MAX_DECODED_FILE_BYTES} bytes Write and Edit change; nothing was written. ` +
+    const tooLarge = (size: string) =>
+      new InputError(
+        `${target} is ${size}, more than Write and Edit change (${MAX_DECODED_FILE_BYTES}); nothing was written. ` +
           "Change it with Bash instead (sed -i, or a script).",
       );
-    }
+    if (info.size > MAX_DECODED_FILE_BYTES) throw tooLarge(`${info.size} bytes`);
+    const bytes = info.isFile() ? await readBounded(target, MAX_DECODED_FILE_BYTES) : await readFile(target);
+    if (!bytes) throw tooLarge("larger than its reported size");
     return bytes;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
