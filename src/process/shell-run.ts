@@ -8,6 +8,7 @@ import { type RunningTask, type TaskStatus, taskStoreSlot } from "../tasks/store
 import { OutputCapture, type OutputSnapshot } from "./capture.js";
 import { currentDir, settleDir, startingDir } from "./cwd.js";
 import { childEnv } from "./env.js";
+import { groupWaitsForInput } from "./input-wait.js";
 import { reportProgressWhileRunning } from "./progress.js";
 import { promptLine, STALL_QUIET_MS } from "./prompt.js";
 import type { ShellAdapter } from "./shells.js";
@@ -107,10 +108,11 @@ export async function runForeground(
     onStderr: write,
     timeoutMs: options.timeoutMs,
     signal: options.signal,
-    isWaitingForInput: () => {
+    isWaitingForInput: (pgid) => {
       if (Date.now() - capture.lastOutputAt < STALL_QUIET_MS) return false;
       prompt = promptLine(capture.snapshot().tail);
-      return prompt !== undefined;
+      // A prompt-like line alone is not enough where the kernel can tell whether the command is reading.
+      return prompt !== undefined && (groupWaitsForInput(pgid) ?? true);
     },
   }).done;
   stopProgress?.();

@@ -37,8 +37,8 @@ export interface SuperviseOptions {
   /** Kill the group after this long; no limit when undefined (background jobs). */
   timeoutMs?: number;
   signal?: AbortSignal;
-  /** Polled while the command runs; true stops it as waiting for input. */
-  isWaitingForInput?: () => boolean;
+  /** Polled while the command runs, with the group's id; true stops it as waiting for input. */
+  isWaitingForInput?: (pgid: number) => boolean;
 }
 
 export interface Supervised {
@@ -91,7 +91,7 @@ export function supervise(options: SuperviseOptions): Supervised {
     options.timeoutMs === undefined ? undefined : setTimeout(() => end("timeout"), options.timeoutMs);
   const poll = options.isWaitingForInput
     ? setInterval(() => {
-        if (options.isWaitingForInput?.()) end("stalled");
+        if (pid !== undefined && options.isWaitingForInput?.(pid)) end("stalled");
       }, STALL_POLL_MS)
     : undefined;
   const onAbort = () => end("aborted");

@@ -182,12 +182,22 @@ describe("Bash", () => {
 
   it("stops a command waiting at a prompt within seconds and says how to avoid it", async () => {
     const secs = uniqueSeconds();
-    const { result, text } = await bash({ command: `printf 'Continue? [y/N] '; sleep ${secs}` });
+    // The answer is read from a pipe that never delivers: blocked on input, as a real prompt is.
+    const command = `printf 'Continue? [y/N] '; read -r answer < <(sleep ${secs})`;
+    const { result, text } = await bash({ command });
     expect(result.isError).toBe(true);
     expect(result.metadata).toMatchObject({ endedBy: "stalled" });
     expect(text).toMatch(/Continue\? \[y\/N\]/);
     expect(text).toMatch(/--yes/);
     expect(await eventually(() => survivors(secs).length === 0)).toBe(true);
+  });
+
+  it("lets a quiet command that printed a prompt-like line but is not reading finish its work", async () => {
+    const ctx = testContext();
+    const command = 'echo "Proceed with the migration [y/N]"; sleep 4; echo done > done.txt; echo finished';
+    const { result, text } = await bash({ command }, ctx);
+    expect(result.isError, text).toBe(false);
+    expect(text).toContain("finished");
   });
 
   it("spills long output to a file and shows head, tail and the path", async () => {
