@@ -564,6 +564,7 @@ class BashParser {
       if (c === "}") {
         const body = src.slice(start, this.i);
         // ${x@P} expands the value as a prompt string, which runs any $(…) the value holds.
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: bash syntax in a message, not a template
         if (/@P$/.test(body)) throw new TooComplex("`${…@P}` runs command substitutions held in a value");
         const name = /^[#!]?[A-Za-z_]\w*/.exec(body)?.[0] ?? "";
         this.noteArithmetic(name.startsWith("!") ? body : body.slice(name.length));

@@ -575,6 +575,7 @@ describe("security matrix", () => {
     ["acceptEdits", ["Bash(builtin:*)", "Bash(echo:*)"], "builtin cd / && echo x > a", "ask"],
     ["default", ["Bash(cat:*)", "deny:Read(~/.ssh/**)"], "cat < ~/.ssh/id_rsa", "deny"],
     // Commands that run other commands, found in review.
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a bash expansion, not a template
     ["default", ["Bash(printf:*)", "Bash(echo:*)"], 'printf -v x %s "\\$(touch p)"; echo ${x@P}', "ask"],
     ["bypassPermissions", ["deny:Bash(rm:*)"], 'bash <<< "rm victim"', "ask"],
     ["bypassPermissions", ["deny:Bash(rm:*)"], "echo rm x | sh", "ask"],
