@@ -19,7 +19,7 @@ await build({
   target: "node20",
   sourcemap: "linked",
   // Native binaries, and packages only some tool calls load, stay outside the bundle.
-  external: ["sharp", "@vscode/ripgrep", "pdf-parse", "undici", "turndown", "@anthropic-ai/sdk"],
+  external: ["sharp", "@vscode/ripgrep", "pdf-parse"],
   // Bundled CommonJS dependencies call require(); give them one in ESM.
   banner: {
     js: "import { createRequire as __ccToolsRequire } from 'node:module'; const require = __ccToolsRequire(import.meta.url);",

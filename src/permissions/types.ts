@@ -57,7 +57,7 @@ export interface PermissionRequest {
 }
 
 export type PermissionAnswer =
-  | { behavior: "allow"; scope: "once" | "session" | "always"; updatedInput?: unknown }
+  | { behavior: "allow"; scope: "once" | "session" | "always" }
   | { behavior: "deny"; message?: string };
 
 /** Asks a person (or a policy) about one call. Tools never prompt themselves; they go through this. */
