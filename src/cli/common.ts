@@ -1,6 +1,7 @@
+import { createHash } from "node:crypto";
 import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { join, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { createToolContext, type ToolContext } from "../core/context.js";
 import type { McpManager } from "../core/mcp-manager.js";
 import { Session } from "../core/session.js";
@@ -18,23 +19,28 @@ export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(base, "cc-tools");
 }
 
-function sessionPaths(name: string) {
-  const dir = join(stateDir(), "sessions", name);
+/**
+ * A named session is kept per workspace: its grants, shell directory and files read belong to the project
+ * they were made in, so `--session work` in another checkout starts clean.
+ */
+function sessionPaths(name: string, workingDir: string) {
+  const workspace = `${basename(workingDir) || "root"}-${createHash("sha256").update(workingDir).digest("hex").slice(0, 12)}`;
+  const dir = join(stateDir(), "sessions", name, workspace);
   return { dir, file: join(dir, "state.json") };
 }
 
 /** A named session restored from disk, or a fresh anonymous one. */
-export function openSession(name: string | undefined): Session {
+export function openSession(name: string | undefined, workingDir: string): Session {
   if (!name) return new Session();
-  const { dir, file } = sessionPaths(name);
+  const { dir, file } = sessionPaths(name, workingDir);
   const saved = readJsonFile(file) as Record<string, unknown> | undefined;
   return new Session({ id: name, dir: join(dir, "files"), saved });
 }
 
 /** Saves a named session's state atomically (a crash leaves the previous state, never half of one). */
-export function saveSession(name: string | undefined, session: Session): void {
+export function saveSession(name: string | undefined, workingDir: string, session: Session): void {
   if (!name) return;
-  const { dir, file } = sessionPaths(name);
+  const { dir, file } = sessionPaths(name, workingDir);
   mkdirSync(dir, { recursive: true });
   const tmp = `${file}.${process.pid}.tmp`;
   writeFileSync(tmp, `${JSON.stringify(session.snapshot(), null, 2)}\n`);

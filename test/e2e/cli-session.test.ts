@@ -53,6 +53,20 @@ describe("cc-tools run --session", () => {
     expect(readFileSync(join(dir, "src", "a.txt"), "utf8")).toBe("new\n");
   });
 
+  it("keeps a named session per workspace: what was read in one does not count in another", () => {
+    const { run } = workspace();
+    const other = tempDir();
+    const shared = join(tempDir(), "shared.txt");
+    writeFileSync(shared, "one\n");
+    const mode = ["--permission-mode", "bypassPermissions"];
+    expect(run("Read", { file_path: shared }, "--session", "s", ...mode).code).toBe(0);
+    const edit = { file_path: shared, old_string: "one", new_string: "two" };
+    const elsewhere = run("Edit", edit, "--session", "s", "--cwd", other, ...mode);
+    expect(elsewhere.code).toBe(1);
+    expect(elsewhere.stderr).toContain("has not been read in this session");
+    expect(run("Edit", edit, "--session", "s", ...mode).code).toBe(0);
+  });
+
   it("does not carry a shell directory into a session run in another workspace", () => {
     const { dir, run } = workspace();
     const other = tempDir();

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
 import type { Command } from "commander";
 import type { ToolResult } from "../../core/result.js";
 import { addContextOptions, type ContextFlags, EXIT_OK, EXIT_TOOL_ERROR, EXIT_USAGE } from "../options.js";
@@ -79,7 +80,8 @@ option, a missing --cwd directory, an invalid rule or settings file).`,
       import("../common.js"),
       import("../../tasks/store.js"),
     ]);
-    const session = openSession(flags.session);
+    const workingDir = resolve(flags.cwd ?? process.cwd());
+    const session = openSession(flags.session, workingDir);
     // A person at a terminal is asked; with piped input, or in CI, an ask becomes a denial that says why.
     const interactive =
       inputArg !== "-" && Boolean(process.stdin.isTTY && process.stderr.isTTY) && !process.env.CI;
@@ -103,7 +105,7 @@ option, a missing --cwd directory, an invalid rule or settings file).`,
       result = await runTool(name, input.value, ctx, { signal: controller.signal });
     } finally {
       process.removeListener("SIGINT", onSignal);
-      saveSession(flags.session, session);
+      saveSession(flags.session, workingDir, session);
       // Background tasks cannot outlive this process; say so rather than let "running in the background" mislead.
       const running = session.get(taskStoreSlot).list().filter(isRunning);
       if (running.length > 0) {
