@@ -15,7 +15,8 @@ import {
   unencodable,
 } from "../../fs/codec.js";
 import { newFileFormat } from "../../fs/editorconfig.js";
-import { missingFileMessage, pathSubject } from "../../fs/paths.js";
+import { missingFileMessage } from "../../fs/missing-file.js";
+import { pathSubject } from "../../fs/paths.js";
 import { keepsSnapshot } from "../../fs/read-state.js";
 import { summariseChanges } from "./change-summary.js";
 import {

@@ -1,5 +1,5 @@
 import { diffArrays } from "diff";
-import { similarity } from "../../fs/paths.js";
+import { similarity } from "../../core/similarity.js";
 import { formatNumberedLines } from "./line-format.js";
 
 /**

@@ -6,7 +6,8 @@ import { PermissionLevel } from "../../core/permission-level.js";
 import { ToolResult } from "../../core/result.js";
 import { defineTool } from "../../core/tool.js";
 import { applySplices, decodeText, type Splice, spliceBytes, unencodable } from "../../fs/codec.js";
-import { missingFileMessage, pathSubject } from "../../fs/paths.js";
+import { missingFileMessage } from "../../fs/missing-file.js";
+import { pathSubject } from "../../fs/paths.js";
 import { readCurrent, requireFreshRead, withWriteTarget, writeAndRecord } from "./guard.js";
 import {
   type CellLayout,

@@ -6,9 +6,11 @@ import { PermissionLevel } from "../../core/permission-level.js";
 import { type ContentBlock, ToolResult } from "../../core/result.js";
 import { defineTool } from "../../core/tool.js";
 import { decodeText, looksLikeText, MAX_DECODED_FILE_BYTES } from "../../fs/codec.js";
-import { binaryLabel, missingFileMessage, pathSubject, SNIFF_HEAD_BYTES, sniffKind } from "../../fs/paths.js";
+import { missingFileMessage } from "../../fs/missing-file.js";
+import { pathSubject } from "../../fs/paths.js";
 import { contentHash, readStateSlot } from "../../fs/read-state.js";
 import { readBounded, specialFileKind } from "../../fs/regular-file.js";
+import { binaryLabel, SNIFF_HEAD_BYTES, sniffKind } from "../../fs/sniff.js";
 import { notebookBlocks, parseNotebook } from "./notebook.js";
 import { imageForModel } from "./read-image.js";
 import {

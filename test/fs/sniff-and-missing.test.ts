@@ -1,7 +1,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { binaryLabel, missingFileMessage, sniffKind } from "../../src/fs/paths.js";
+import { missingFileMessage } from "../../src/fs/missing-file.js";
+import { binaryLabel, sniffKind } from "../../src/fs/sniff.js";
 import { tempDir } from "../helpers/context.js";
 
 describe("paths", () => {
