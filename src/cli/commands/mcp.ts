@@ -156,7 +156,10 @@ export function registerMcp(program: Command): void {
     .option("--http", "serve Streamable HTTP at http://<host>:<port>/mcp instead of stdio")
     .option("--port <n>", `HTTP port (0 picks a free one)`, parsePort, DEFAULT_HTTP_PORT)
     .option("--host <host>", "HTTP address to bind; anything but loopback requires a token", "127.0.0.1")
-    .option("--token <token>", "bearer token HTTP clients must send (default: $CC_TOOLS_TOKEN)")
+    .option(
+      "--token <token>",
+      "bearer token HTTP clients must send (default: $CC_TOOLS_TOKEN, which unlike a flag does not show in ps)",
+    )
     .addHelpText(
       "after",
       `
