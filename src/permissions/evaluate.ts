@@ -127,6 +127,17 @@ const SHELL_COMMAND_FLAG = /^-[A-Za-z]*c[A-Za-z]*$/;
 const SHELL_OPTION_WITH_ARGUMENT = /^[-+][oO]$/;
 /** find actions whose following words, up to `;` or `+`, are a command find runs. */
 const FIND_ACTIONS = new Set(["-exec", "-execdir", "-ok", "-okdir"]);
+/** Builtins that run a file's lines as commands of this shell. */
+const SOURCE_COMMANDS = new Set([".", "source"]);
+/** Builtins whose commands only exist at run time (the splitter refuses them as command names). */
+const HIDDEN_RUNNERS = new Set(["eval", "trap", "alias"]);
+/**
+ * Script files whose text is not on disk for anyone to review: a pipe (`<(…)`), standard input or another
+ * descriptor. `bash <(echo rm x)` and `. /dev/stdin <<< "rm x"` are commands fed in, not programs.
+ */
+const STREAM_FILE = /^\/(dev\/(stdin|fd\/)|proc\/)/;
+/** A word bash turns into other words: an unquoted glob or a brace expansion (`{rm,x}`; `{}` stays). */
+const EXPANDING_WORD = /[*?[]|\{[^}]*(,|\.\.)[^}]*\}/;
 /** How deep `sh -c 'sh -c …'` is followed before the inner command counts as unknown. */
 const MAX_SHELL_DEPTH = 4;
 /** Commands that change the directory later relative paths in the same command line resolve against. */
@@ -339,7 +350,12 @@ function shellScript(command: SimpleCommand, start: number): string | undefined 
     if (SHELL_OPTION_WITH_ARGUMENT.test(words[p]!)) p++;
   }
   if (hasFlag) return p < words.length ? literals[p] : "stdin";
-  return readsStdin || p >= words.length ? "stdin" : "file";
+  return readsStdin || p >= words.length || isStream(literals[p]) ? "stdin" : "file";
+}
+
+/** A script argument that is a stream rather than a file (or only known at run time). */
+function isStream(script: string | undefined): boolean {
+  return script === undefined || STREAM_FILE.test(script);
 }
 
 /** `env -S 'cmd args'` / `--split-string`: env splits that string into the command it runs. */
@@ -375,6 +391,9 @@ function restrictiveView(command: SimpleCommand, shell: Shell, view: Restrictive
   const visit = (start: number) => {
     if (start >= words.length || seen.has(start)) return;
     seen.add(start);
+    // A wrapped program whose name is built at run time (`command $X`, `env {rm,x}`) cannot be matched.
+    if (start > 0 && (command.literals[start] === undefined || EXPANDING_WORD.test(words[start]!)))
+      view.hidden ??= `the program ${words[start]} that \`${words[0]}\` runs is only known at run time`;
     const name = words[start]!.slice(words[start]!.lastIndexOf("/") + 1);
     const ends = optionEnds(words, start + 1);
     for (const end of ends) {
@@ -382,14 +401,17 @@ function restrictiveView(command: SimpleCommand, shell: Shell, view: Restrictive
       view.texts.add([name, ...words.slice(end)].join(" "));
     }
     if (WRAPPERS.has(name)) for (const end of ends) visit(end);
-    if (name === "eval") view.hidden ??= "`eval` runs a command built at run time";
+    if (HIDDEN_RUNNERS.has(name)) view.hidden ??= `\`${name}\` runs a command built at run time`;
+    if (SOURCE_COMMANDS.has(name) && isStream(command.literals[start + 1]))
+      view.hidden ??= `\`${name}\` runs commands read from a stream, which the command line does not show`;
     if (name === "find") {
       for (let p = start + 1; p < words.length; p++) if (FIND_ACTIONS.has(words[p]!)) visit(p + 1);
     }
     if (SHELLS.has(name) || SCRIPT_RUNNERS.has(name)) {
       const script = shellScript(command, start);
       if (script === "stdin") {
-        if (SHELLS.has(name)) view.hidden ??= `\`${name}\` reads the commands it runs from standard input`;
+        if (SHELLS.has(name))
+          view.hidden ??= `\`${name}\` reads the commands it runs from standard input or a stream`;
       } else if (script !== "file") inspectScript(script, shell, view, depth);
     }
     if (name === "env") {

@@ -90,7 +90,9 @@ const NUMERIC_VALUE = /^(-?\d*|\$\(\([^`$]*\)\))$/s;
 const ARITHMETIC_NAME = /(?<![\w#])[A-Za-z_]\w*/g;
 
 /** Commands whose real command line only exists at run time. */
-const OPAQUE_COMMANDS = new Set(["eval", "trap", "complete"]);
+const OPAQUE_COMMANDS = new Set(["eval", "trap", "complete", "alias"]);
+/** Builtins that, with these options, make a later command name run another program or loaded code. */
+const REBINDING_OPTIONS: Record<string, RegExp> = { hash: /^-\w*p/, enable: /^-\w*f/ };
 /** Keywords that only group or sequence other commands: the commands around them are what runs. */
 const TRANSPARENT_KEYWORDS = new Set([
   "if",
@@ -150,6 +152,11 @@ interface PendingHeredoc {
   delimiter: string;
   stripTabs: boolean;
   expand: boolean;
+}
+
+/** Text as bash reads it once `\<newline>` line continuations are dropped. */
+function withoutContinuations(text: string): string {
+  return text.replace(/\\\n/g, "");
 }
 
 function emptyWord(): Word {
@@ -330,6 +337,9 @@ class BashParser {
       command.literals.push(word.expanded ? undefined : word.value);
     }
     this.noteVariables(command.words);
+    const rebinding = REBINDING_OPTIONS[command.literals[0] ?? ""];
+    if (rebinding && command.words.some((word) => rebinding.test(word)))
+      throw new TooComplex(`\`${command.words[0]}\` makes a later command name run another program`);
     if (record && (command.words.length > 0 || command.assignments.length > 0 || command.writes.length > 0)) {
       this.out.push(command);
     }
@@ -349,7 +359,8 @@ class BashParser {
   }
 
   private noteArithmetic(text: string): void {
-    for (const match of text.matchAll(ARITHMETIC_NAME)) this.flow.arithmetic.add(match[0]);
+    for (const match of withoutContinuations(text).matchAll(ARITHMETIC_NAME))
+      this.flow.arithmetic.add(match[0]);
   }
 
   private checkCommandName(word: Word): void {
@@ -359,6 +370,11 @@ class BashParser {
     }
     if (OPAQUE_COMMANDS.has(word.value))
       throw new TooComplex(`\`${word.value}\` runs a command built at run time`);
+    // `ca\<newline>se` is the keyword `case` to bash; the keyword check above only saw the raw text.
+    RESERVED.lastIndex = 0;
+    const reserved = RESERVED.exec(word.value);
+    if (reserved && reserved[0] === word.value && word.raw !== word.value)
+      throw new TooComplex(`the reserved word ${word.value} spelled with quotes or a line continuation`);
   }
 
   /** Parses one redirection at the cursor into `command.writes`; false when there is none. */
@@ -474,6 +490,10 @@ class BashParser {
     const { src } = this;
     const start = this.i;
     const next = src[this.i + 1];
+    // Bash drops `\<newline>` before it looks at what follows `$` (also in double quotes and here-doc
+    // bodies), so `"$\<newline>(cmd)"` runs cmd and `$\<newline>X` expands X.
+    if (next === "\\" && src[this.i + 2] === "\n")
+      throw new TooComplex("a line continuation right after `$`");
     if (next === "(" && src[this.i + 2] === "(") this.parseArithmetic();
     else if (next === "[") this.parseOldArithmetic();
     else if (next === "(") {
@@ -562,7 +582,7 @@ class BashParser {
     while (this.i < src.length) {
       const c = src[this.i]!;
       if (c === "}") {
-        const body = src.slice(start, this.i);
+        const body = withoutContinuations(src.slice(start, this.i));
         // ${x@P} expands the value as a prompt string, which runs any $(…) the value holds.
         // biome-ignore lint/suspicious/noTemplateCurlyInString: bash syntax in a message, not a template
         if (/@P$/.test(body)) throw new TooComplex("`${…@P}` runs command substitutions held in a value");

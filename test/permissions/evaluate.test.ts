@@ -588,6 +588,21 @@ describe("security matrix", () => {
     ["bypassPermissions", ["deny:Bash(rm:*)"], "strace -f rm x", "deny"],
     ["bypassPermissions", ["deny:Bash(rm:*)"], "su -c 'rm x' root", "deny"],
     ["bypassPermissions", ["deny:Bash(rm:*)"], "script -qc 'rm x' /dev/null", "deny"],
+    // Red-team round 3: line continuations after `$`, run-time names behind wrappers, streamed scripts.
+    ["default", ["Bash(echo:*)"], 'echo "$\\\n(touch p)"', "ask"],
+    ["default", ["Bash(cat:*)"], "cat <<EOF\n$\\\n(touch p)\nEOF", "ask"],
+    ["bypassPermissions", ["deny:Bash(rm:*)"], "X=rm; $\\\nX y", "ask"],
+    ["bypassPermissions", ["deny:Bash(rm:*)"], "co\\\nproc rm y", "ask"],
+    ["bypassPermissions", ["deny:Bash(rm:*)"], "env {rm,y}", "ask"],
+    ["bypassPermissions", ["deny:Bash(rm:*)"], "X=rm; command $X y", "ask"],
+    ["bypassPermissions", ["deny:Bash(rm:*)"], "find . -exec $X {} +", "ask"],
+    ["bypassPermissions", ["deny:Bash(rm:*)"], "bash <(echo rm y)", "ask"],
+    ["bypassPermissions", ["deny:Bash(rm:*)"], "source <(echo rm y)", "ask"],
+    ["bypassPermissions", ["deny:Bash(rm:*)"], 'bash /dev/stdin <<< "rm y"', "ask"],
+    ["bypassPermissions", ["deny:Bash(rm:*)"], 'shopt -s expand_aliases\nalias f="rm y"\nf', "ask"],
+    ["bypassPermissions", ["deny:Bash(rm:*)"], "hash -p /bin/rm x; x y", "ask"],
+    ["bypassPermissions", ["deny:Bash(rm:*)"], "find . | xargs -I{} cp {} /tmp", "allow"],
+    ["bypassPermissions", ["deny:Bash(rm:*)"], ". ./env.sh", "allow"],
   ];
   it.each(rows)("%s with %j: %j → %s", (mode, rules, command, expected) => {
     const { bash, workingDir } = setup();
