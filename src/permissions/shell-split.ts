@@ -475,7 +475,7 @@ class BashParser {
           value += c;
           this.i++;
         }
-      } else if (c === "$") value += this.parseDollar(word);
+      } else if (c === "$") value += this.parseDollar(word, true);
       else if (c === "`") value += this.parseBacktick(word);
       else {
         value += c;
@@ -486,7 +486,8 @@ class BashParser {
   }
 
   /** Parses `$…` at the cursor: substitutions are split recursively; returns the source text. */
-  private parseDollar(word: Word): string {
+  /** `quotedContext`: inside double quotes or a here-document body, where `'` in `${…}` is no quote. */
+  private parseDollar(word: Word, quotedContext = false): string {
     const { src } = this;
     const start = this.i;
     const next = src[this.i + 1];
@@ -501,7 +502,7 @@ class BashParser {
       this.nest(() => this.parseSequence(")"));
     } else if (next === "{") {
       this.i += 2;
-      this.nest(() => this.parseBraceParameter());
+      this.nest(() => this.parseBraceParameter(quotedContext));
     } else if (next === "'") {
       this.i += 2;
       while (this.i < src.length && src[this.i] !== "'") this.i += src[this.i] === "\\" ? 2 : 1;
@@ -575,7 +576,7 @@ class BashParser {
    * `${ … }` after the `${`: may nest quotes and substitutions (`${x:-$(cmd)}`). What follows the
    * parameter's name may be arithmetic (`${a[i]}`, `${s:i:n}`), and so is an indirect `${!x}`.
    */
-  private parseBraceParameter(): void {
+  private parseBraceParameter(quotedContext: boolean): void {
     const { src } = this;
     const start = this.i;
     const scratch = emptyWord();
@@ -593,6 +594,9 @@ class BashParser {
       }
       if (c === "\\") this.i += 2;
       else if (c === "'") {
+        // Inside "…" bash treats some of these quotes as text: `"${x:-'}$(cmd)'}"` runs cmd.
+        if (quotedContext)
+          throw new TooComplex("a single quote inside `${…}` within double quotes or a here-document");
         const end = src.indexOf("'", this.i + 1);
         if (end < 0) throw new TooComplex("an unbalanced single quote");
         this.i = end + 1;
@@ -641,6 +645,10 @@ class BashParser {
         const line = src.slice(this.i, lineEnd);
         const atLineStart = this.i;
         this.i = Math.min(lineEnd + 1, src.length);
+        // Bash joins `\<newline>` lines of an expanding body before it compares them with the delimiter,
+        // so `E\<newline>OF` ends it and the lines after run as commands.
+        if (doc.expand && /(^|[^\\])(\\\\)*\\$/.test(line))
+          throw new TooComplex("a line continuation inside a here-document");
         if ((doc.stripTabs ? line.replace(/^\t+/, "") : line) === doc.delimiter) {
           bodyEnd = atLineStart;
           break;
@@ -658,7 +666,7 @@ class BashParser {
     while (this.i < src.length) {
       const c = src[this.i];
       if (c === "\\") this.i += 2;
-      else if (c === "$") this.parseDollar(scratch);
+      else if (c === "$") this.parseDollar(scratch, true);
       else if (c === "`") this.parseBacktick(scratch);
       else this.i++;
     }

@@ -603,6 +603,12 @@ describe("security matrix", () => {
     ["bypassPermissions", ["deny:Bash(rm:*)"], "hash -p /bin/rm x; x y", "ask"],
     ["bypassPermissions", ["deny:Bash(rm:*)"], "find . | xargs -I{} cp {} /tmp", "allow"],
     ["bypassPermissions", ["deny:Bash(rm:*)"], ". ./env.sh", "allow"],
+    // A here-document ends where bash joins `E\<newline>OF`; `'` inside "${…}" is text, not a quote.
+    ["default", ["Bash(cat:*)"], "cat <<EOF\nE\\\nOF\ntouch p\nEOF", "ask"],
+    ["default", ["Bash(cat:*)"], "cat <<'EOF'\nE\\\nOF\nEOF", "allow"],
+    ["default", ["Bash(echo:*)"], `echo "\${x:-'}$(touch p)'}"`, "ask"],
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a bash expansion, not a template
+    ["default", ["Bash(cat:*)"], "cat <<EOF\n${x:-'}$(touch p)'}\nEOF", "ask"],
   ];
   it.each(rows)("%s with %j: %j → %s", (mode, rules, command, expected) => {
     const { bash, workingDir } = setup();
