@@ -152,6 +152,8 @@ interface PendingHeredoc {
   delimiter: string;
   stripTabs: boolean;
   expand: boolean;
+  /** Nesting depth of the `<<`: its body starts after the next newline at that same depth. */
+  depth: number;
 }
 
 /** Text as bash reads it once `\<newline>` line continuations are dropped. */
@@ -390,7 +392,12 @@ class BashParser {
     }
     const target = this.parseWord();
     if (op === "<<" || op === "<<-") {
-      this.heredocs.push({ delimiter: target.value, stripTabs: op === "<<-", expand: !target.quoted });
+      this.heredocs.push({
+        delimiter: target.value,
+        stripTabs: op === "<<-",
+        expand: !target.quoted,
+        depth: this.depth,
+      });
       return true;
     }
     if ((op === "<" || op === "<>") && !target.expanded && !target.pattern) {
@@ -596,6 +603,7 @@ class BashParser {
       else if (c === "'") {
         // Inside "…" bash treats some of these quotes as text: `"${x:-'}$(cmd)'}"` runs cmd.
         if (quotedContext)
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: bash syntax in a message, not a template
           throw new TooComplex("a single quote inside `${…}` within double quotes or a here-document");
         const end = src.indexOf("'", this.i + 1);
         if (end < 0) throw new TooComplex("an unbalanced single quote");
@@ -637,6 +645,10 @@ class BashParser {
   /** After a newline: the bodies of pending here-documents; unquoted delimiters let `$(…)` in the body run. */
   private readHeredocs(): void {
     const { src } = this;
+    // `cat <<EOF $(<newline>cmd …` runs cmd in bash 5.2, whose `$(…)` parser reads no outer body, while
+    // a `(` subshell's newline does start it: a body pending across a nesting boundary is ambiguous.
+    if (this.heredocs.some((doc) => doc.depth !== this.depth))
+      throw new TooComplex("a here-document whose body would start inside or after a nested command");
     for (const doc of this.heredocs) {
       const bodyStart = this.i;
       let bodyEnd = src.length;

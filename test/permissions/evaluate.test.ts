@@ -606,6 +606,9 @@ describe("security matrix", () => {
     // A here-document ends where bash joins `E\<newline>OF`; `'` inside "${…}" is text, not a quote.
     ["default", ["Bash(cat:*)"], "cat <<EOF\nE\\\nOF\ntouch p\nEOF", "ask"],
     ["default", ["Bash(cat:*)"], "cat <<'EOF'\nE\\\nOF\nEOF", "allow"],
+    // A body pending when a `$(` or `(` opens a new line: bash 5.2 runs those lines as the substitution.
+    ["default", ["Bash(cat:*)"], "cat <<EOF $(\ntouch p\nEOF\n)", "ask"],
+    ["default", ["Bash(cat:*)", "Bash(echo:*)"], "echo $(cat <<EOF\nhi\nEOF\n)", "allow"],
     ["default", ["Bash(echo:*)"], `echo "\${x:-'}$(touch p)'}"`, "ask"],
     // biome-ignore lint/suspicious/noTemplateCurlyInString: a bash expansion, not a template
     ["default", ["Bash(cat:*)"], "cat <<EOF\n${x:-'}$(touch p)'}\nEOF", "ask"],
