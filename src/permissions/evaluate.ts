@@ -127,6 +127,10 @@ const SHELL_COMMAND_FLAG = /^-[A-Za-z]*c[A-Za-z]*$/;
 const SHELL_OPTION_WITH_ARGUMENT = /^[-+][oO]$/;
 /** find actions whose following words, up to `;` or `+`, are a command find runs. */
 const FIND_ACTIONS = new Set(["-exec", "-execdir", "-ok", "-okdir"]);
+/** Wrappers that take one operand before the command: `flock LOCKFILE cmd`, `chroot DIR cmd`, `taskset MASK cmd`. */
+const WRAPPERS_WITH_OPERAND = new Set(["chroot", "flock", "taskset"]);
+/** Variables that make a shell started later run code from them: `BASH_ENV=<(…) bash -c true`. */
+const SHELL_CODE_VARIABLE = /^'?(BASH_ENV|ENV|BASH_FUNC_[^=]*|SHELLOPTS|BASHOPTS|PROMPT_COMMAND)=/;
 /** Builtins that run a file's lines as commands of this shell. */
 const SOURCE_COMMANDS = new Set([".", "source"]);
 /** Builtins whose commands only exist at run time (the splitter refuses them as command names). */
@@ -387,6 +391,9 @@ function restrictiveView(command: SimpleCommand, shell: Shell, view: Restrictive
   view.writes.push(...command.writes);
   view.reads.push(...command.reads);
   const { words } = command;
+  const code = [...command.assignments.map((a) => a.text), ...words].find((w) => SHELL_CODE_VARIABLE.test(w));
+  if (code)
+    view.hidden ??= `${code.split("=")[0]} makes a shell started later run code the line does not show`;
   const seen = new Set<number>();
   const visit = (start: number) => {
     if (start >= words.length || seen.has(start)) return;
@@ -401,6 +408,7 @@ function restrictiveView(command: SimpleCommand, shell: Shell, view: Restrictive
       view.texts.add([name, ...words.slice(end)].join(" "));
     }
     if (WRAPPERS.has(name)) for (const end of ends) visit(end);
+    if (WRAPPERS_WITH_OPERAND.has(name)) for (const end of ends) visit(end + 1);
     if (HIDDEN_RUNNERS.has(name)) view.hidden ??= `\`${name}\` runs a command built at run time`;
     if (SOURCE_COMMANDS.has(name) && isStream(command.literals[start + 1]))
       view.hidden ??= `\`${name}\` runs commands read from a stream, which the command line does not show`;

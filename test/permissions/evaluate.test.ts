@@ -603,6 +603,9 @@ describe("security matrix", () => {
     ["bypassPermissions", ["deny:Bash(rm:*)"], "hash -p /bin/rm x; x y", "ask"],
     ["bypassPermissions", ["deny:Bash(rm:*)"], "find . | xargs -I{} cp {} /tmp", "allow"],
     ["bypassPermissions", ["deny:Bash(rm:*)"], ". ./env.sh", "allow"],
+    ["bypassPermissions", ["deny:Bash(rm:*)"], "flock /tmp/lock rm y", "deny"],
+    ["bypassPermissions", ["deny:Bash(rm:*)"], "BASH_ENV=<(echo rm y) bash -c true", "ask"],
+    ["bypassPermissions", ["deny:Bash(rm:*)"], "env 'BASH_FUNC_true%%=() { rm y; }' bash -c true", "ask"],
     // A here-document ends where bash joins `E\<newline>OF`; `'` inside "${…}" is text, not a quote.
     ["default", ["Bash(cat:*)"], "cat <<EOF\nE\\\nOF\ntouch p\nEOF", "ask"],
     ["default", ["Bash(cat:*)"], "cat <<'EOF'\nE\\\nOF\nEOF", "allow"],
