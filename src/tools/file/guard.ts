@@ -1,4 +1,5 @@
 import { readFile, stat } from "node:fs/promises";
+import { dirname } from "node:path";
 import type { ToolContext } from "../../core/context.js";
 import { InputError } from "../../core/errors.js";
 import { type AtomicWriteOptions, atomicWrite, writeTarget } from "../../fs/atomic-write.js";
@@ -47,8 +48,23 @@ export async function readCurrent(target: string): Promise<Buffer | undefined> {
     if (code === "ENOENT") return undefined;
     if (code === "EISDIR")
       throw new InputError(`${target} is a directory; give the path of a file inside it.`);
+    if (code === "ENOTDIR") throw new InputError(await notUnderDirectoryMessage(target));
     throw error;
   }
+}
+
+/** Names the part of `target`'s path that is a file where a directory should be. */
+async function notUnderDirectoryMessage(target: string): Promise<string> {
+  let blocker = dirname(target);
+  for (let parent = dirname(blocker); parent !== blocker; parent = dirname(blocker)) {
+    const info = await stat(parent).catch(() => undefined);
+    if (info?.isDirectory()) break;
+    blocker = parent;
+  }
+  return (
+    `${target} cannot be a file: ${blocker} is a file, not a directory, so nothing was written. ` +
+    "Choose a path whose parent directories are directories (or move that file away first)."
+  );
 }
 
 /** Refuses (nothing written) unless this session read `target` and its bytes still hash to what was read. */
