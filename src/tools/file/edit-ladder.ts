@@ -30,6 +30,7 @@ export const RUNG_DESCRIPTIONS: Record<Rung, string> = {
 export type LadderResult =
   | { ok: true; rung: Rung; splices: Splice[] }
   | { ok: false; reason: "not-found" }
+  /** `lines` has one entry per match (overlapping ones share a line), up to MAX_LISTED_MATCHES + 1. */
   | { ok: false; reason: "ambiguous"; rung: Rung; lines: number[] }
   | { ok: false; reason: "unusable"; rung: Rung; message: string };
 
@@ -72,7 +73,7 @@ function substringRung(
       ok: false,
       reason: "ambiguous",
       rung,
-      lines: starts.slice(0, MAX_LISTED_MATCHES).map((s) => lineNumberAt(view, s)),
+      lines: starts.map((s) => lineNumberAt(view, s)),
     };
   }
   return {

@@ -247,3 +247,38 @@ describe("Edit: results and concurrency", () => {
     expect(readFileSync(path, "utf8")).toBe(`${names.map((n) => n.toUpperCase()).join("\n")}\n`);
   });
 });
+
+describe("Edit: how ambiguity and counts are reported", () => {
+  it("lists the line of overlapping matches once, and counts a lone replace_all match in words", async () => {
+    const { ctx, path, result } = await readThenEdit("aaa\n", { old_string: "aa", new_string: "b" });
+    expect(result.isError).toBe(true);
+    expect(result.text).toContain("matches 2 places");
+    expect(result.text).toContain("at line 1.");
+    const all = await call(ctx, "Edit", {
+      file_path: path,
+      old_string: "aa",
+      new_string: "b",
+      replace_all: true,
+    });
+    expect(all.text).toContain("replaced all occurrences (there was 1)");
+    expect(readFileSync(path, "utf8")).toBe("ba\n");
+  });
+
+  it("says more than the listed number when old_string occurs very often", async () => {
+    const { result } = await readThenEdit("x\n".repeat(1000), { old_string: "x\n", new_string: "y\n" });
+    expect(result.isError).toBe(true);
+    expect(result.text).toContain("matches more than 20 places");
+  });
+
+  it("refuses an edit after only the final newline changed, and the diff shows that change", async () => {
+    const { ctx, path } = setup("alpha\nbeta");
+    await call(ctx, "Read", { file_path: path });
+    writeFileSync(path, "alpha\nbeta\n");
+    const result = await call(ctx, "Edit", { file_path: path, old_string: "alpha", new_string: "ALPHA" });
+    expect(result.isError).toBe(true);
+    expect(result.text).toContain("-beta\n\\ (no newline at the end of the file)\n+beta");
+    const retry = await call(ctx, "Edit", { file_path: path, old_string: "alpha", new_string: "ALPHA" });
+    expect(retry.isError).toBe(false);
+    expect(readFileSync(path, "utf8")).toBe("ALPHA\nbeta\n");
+  });
+});
