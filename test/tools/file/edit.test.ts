@@ -56,9 +56,17 @@ describe("Edit: the ladder through the pipeline", () => {
     ],
     ["quotes", "print(\u201cok\u201d)\n", 'print("ok")', 'print("fine")', "print(\u201cfine\u201d)\n"],
     ["line-numbers", "one\ntwo\n", "2\ttwo", "2\tTWO", "one\nTWO\n"],
+    [
+      "unicode-form",
+      "caf\u00e9 au lait\n",
+      "cafe\u0301 au",
+      "cafe\u0301 noir au",
+      "caf\u00e9 noir au lait\n",
+    ],
+    ["unicode-form", "cafe\u0301\n", "caf\u00e9", "the caf\u00e9", "the cafe\u0301\n"],
   ];
   for (const [rung, content, oldString, newString, expected] of cases) {
-    it(`matches after ${rung} and says so`, async () => {
+    it(`matches after ${rung} (${JSON.stringify(oldString)}) and says so`, async () => {
       const { result, bytes } = await readThenEdit(content, { old_string: oldString, new_string: newString });
       expect(result.isError).toBe(false);
       expect(result.metadata?.rung).toBe(rung);
