@@ -5,6 +5,7 @@ import { InputError } from "../../core/errors.js";
 import { type AtomicWriteOptions, atomicWrite, writeTarget } from "../../fs/atomic-write.js";
 import { MAX_DECODED_FILE_BYTES } from "../../fs/codec.js";
 import { withFileLock } from "../../fs/file-lock.js";
+import { nearestExisting } from "../../fs/missing-file.js";
 import { changeDiff, contentHash, readStateSlot } from "../../fs/read-state.js";
 import { readBounded, specialFileKind } from "../../fs/regular-file.js";
 
@@ -53,16 +54,11 @@ export async function readCurrent(target: string): Promise<Buffer | undefined> {
   }
 }
 
-/** Names the part of `target`'s path that is a file where a directory should be. */
+/** Names the ancestor of `target` that is a file where a directory should be. */
 async function notUnderDirectoryMessage(target: string): Promise<string> {
-  let blocker = dirname(target);
-  for (let parent = dirname(blocker); parent !== blocker; parent = dirname(blocker)) {
-    const info = await stat(parent).catch(() => undefined);
-    if (info?.isDirectory()) break;
-    blocker = parent;
-  }
+  const { fileInTheWay = dirname(target) } = await nearestExisting(target);
   return (
-    `${target} cannot be a file: ${blocker} is a file, not a directory, so nothing was written. ` +
+    `${target} cannot be a file: ${fileInTheWay} is a file, not a directory, so nothing was written. ` +
     "Choose a path whose parent directories are directories (or move that file away first)."
   );
 }
