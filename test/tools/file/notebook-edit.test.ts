@@ -170,3 +170,20 @@ describe("NotebookEdit", () => {
     expect(notebookProblems(load(path))).toEqual([]);
   });
 });
+
+describe("a broken notebook", () => {
+  it("is shown as text by Read, which counts as a read so Write can repair it", async () => {
+    const ctx = fileContext();
+    const path = join(ctx.workingDir, "broken.ipynb");
+    writeFileSync(path, '{"cells": [\n<<<<<<< HEAD\n');
+    const read = await call(ctx, "Read", { file_path: path });
+    expect(read.isError).toBe(false);
+    expect(read.text).toContain("is not valid JSON");
+    expect(read.text).toContain("repair it with Write");
+    expect(read.text).toContain('1\t{"cells": [\n2\t<<<<<<< HEAD');
+    const repaired = '{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}\n';
+    const write = await call(ctx, "Write", { file_path: path, content: repaired });
+    expect(write.isError).toBe(false);
+    expect(readFileSync(path, "utf8")).toBe(repaired);
+  });
+});
