@@ -171,6 +171,22 @@ describe("NotebookEdit", () => {
   });
 });
 
+describe("NotebookEdit result texts", () => {
+  it("mention cleared outputs only when there were some, and a change of cell type", async () => {
+    const { ctx, path } = await setup();
+    const edit = (cell_id: string, cell_type?: string) =>
+      call(ctx, "NotebookEdit", { notebook_path: path, cell_id, new_source: "z = 3", cell_type });
+    expect((await edit("calc")).text).toContain(
+      "Replaced the source of code cell calc (its outputs were cleared)",
+    );
+    expect((await edit("tail")).text).toBe(`Replaced the source of code cell tail in ${path}.`);
+    expect((await edit("intro", "code")).text).toBe(
+      `Replaced the source of markdown cell intro, now a code cell, in ${path}.`,
+    );
+    expect(load(path).cells[0]!.cell_type).toBe("code");
+  });
+});
+
 describe("a broken notebook", () => {
   it("is shown as text by Read, which counts as a read so Write can repair it", async () => {
     const ctx = fileContext();
