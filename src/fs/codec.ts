@@ -164,6 +164,17 @@ export function unencodable(text: string, encoding: Encoding): string[] {
   return [...new Set(text.match(NOT_CP1252) ?? [])].filter((c) => !CP1252_BYTE.has(c));
 }
 
+/** A classic Mac text: lone CRs break its lines, and it has no LF anywhere. */
+const isClassicMac = (text: string) => !text.includes("\n") && text.includes("\r");
+
+/**
+ * The view (what Read shows, and what edits are made against) of text about to be written: CRLFs, or
+ * in a classic Mac text every CR, as LF. Exactly how decodeText will see the written file.
+ */
+export function viewOf(text: string): string {
+  return isClassicMac(text) ? text.replaceAll("\r", "\n") : text.replaceAll("\r\n", "\n");
+}
+
 /** Decodes a text file. Returns undefined for binary data (callers name the type). */
 export function decodeText(bytes: Buffer): DecodedText | undefined {
   if (!looksLikeText(bytes)) return undefined;
@@ -175,7 +186,7 @@ export function decodeText(bytes: Buffer): DecodedText | undefined {
   const crlfAt: number[] = [];
   let view = raw;
   // A classic Mac file: its CRs show as LFs, one for one, so every offset stays where it was.
-  const loneCr = !raw.includes("\n") && raw.includes("\r");
+  const loneCr = isClassicMac(raw);
   if (loneCr) view = raw.replaceAll("\r", "\n");
   else if (raw.includes("\r\n")) {
     const parts = raw.split("\r\n");

@@ -24,17 +24,28 @@ async function closeNames(path: string): Promise<string[]> {
     .map((c) => c.entry);
 }
 
-async function nearestExistingDir(path: string): Promise<string> {
+/**
+ * The nearest existing directory above `path`, and the file in the way when one of `path`'s ancestors is a
+ * file (nothing can exist below it; at most one ancestor can be one).
+ */
+export async function nearestExisting(path: string): Promise<{ dir: string; fileInTheWay?: string }> {
   let dir = dirname(path);
-  while (
-    dirname(dir) !== dir &&
-    !(await stat(dir).then(
-      (s) => s.isDirectory(),
-      () => false,
-    ))
-  )
+  let fileInTheWay: string | undefined;
+  while (dirname(dir) !== dir) {
+    const info = await stat(dir).catch(() => undefined);
+    if (info?.isDirectory()) break;
+    if (info) fileInTheWay = dir;
     dir = dirname(dir);
-  return dir;
+  }
+  return { dir, fileInTheWay };
+}
+
+/** A note for names that differ from `path`'s only in the Unicode form of accented letters. */
+function sameNameNote(path: string, names: string[]): string {
+  const wanted = basename(path).normalize("NFC");
+  return names.some((n) => n.normalize("NFC") === wanted)
+    ? " (it looks the same, but spells an accented letter in the other Unicode form, composed vs decomposed: pass that path exactly)"
+    : "";
 }
 
 /** The message for a path that does not exist: where we looked, and the closest names there. */
@@ -45,12 +56,18 @@ export async function missingFileMessage(path: string, workingDir: string): Prom
     () => false,
   );
   if (!dirExists) {
-    const existing = await nearestExistingDir(path);
-    lines.push(`Its directory does not exist either; the nearest existing ancestor is ${existing}.`);
+    const { dir, fileInTheWay } = await nearestExisting(path);
+    lines.push(
+      fileInTheWay
+        ? `${fileInTheWay} is a file, not a directory, so nothing can be inside it.`
+        : `Its directory does not exist either; the nearest existing ancestor is ${dir}.`,
+    );
   }
   const names = dirExists ? await closeNames(path) : [];
   if (names.length > 0) {
-    lines.push(`Did you mean ${names.map((n) => join(dirname(path), n)).join(", ")}?`);
+    lines.push(
+      `Did you mean ${names.map((n) => join(dirname(path), n)).join(", ")}?${sameNameNote(path, names)}`,
+    );
   } else {
     lines.push("Use Glob to find the file by name.");
   }

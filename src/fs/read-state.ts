@@ -131,6 +131,9 @@ export const readStateSlot: SessionSlot<ReadState> = {
   load: (data) => ReadState.fromJSON(data),
 };
 
+/** Marks, in a change diff, that the line above it ends the file without a newline. */
+const NO_FINAL_NEWLINE = "\\ (no newline at the end of the file)";
+
 /** A short unified diff of what changed, with file line numbers; undefined when too long to show. */
 export function changeDiff(before: string, after: string): string | undefined {
   const patch = structuredPatch("", "", before, after, undefined, undefined, {
@@ -143,7 +146,9 @@ export function changeDiff(before: string, after: string): string | undefined {
     lines.push(
       `@@ lines ${hunk.oldStart}-${hunk.oldStart + Math.max(hunk.oldLines - 1, 0)} then, ${hunk.newStart}-${hunk.newStart + Math.max(hunk.newLines - 1, 0)} now @@`,
     );
-    lines.push(...hunk.lines.filter((l) => !l.startsWith("\\")));
+    // jsdiff's "no newline at end of file" marks stay (reworded): without them a change of only the
+    // final newline shows as a line replaced by itself.
+    lines.push(...hunk.lines.map((l) => (l.startsWith("\\") ? NO_FINAL_NEWLINE : l)));
     if (lines.length > CHANGE_DIFF_MAX_LINES) return undefined;
   }
   return lines.join("\n");

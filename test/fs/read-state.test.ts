@@ -48,4 +48,10 @@ describe("read-state", () => {
     const many = Array.from({ length: 500 }, (_, i) => `${i}`).join("\n");
     expect(changeDiff(many, many.replaceAll("1", "x"))).toBeUndefined();
   });
+
+  it("shows a change of only the final newline as such, not as a line replaced by itself", () => {
+    expect(changeDiff("alpha\nbeta", "alpha\nbeta\n")).toBe(
+      "@@ lines 1-2 then, 1-2 now @@\n alpha\n-beta\n\\ (no newline at the end of the file)\n+beta",
+    );
+  });
 });

@@ -42,4 +42,20 @@ describe("paths", () => {
       `nearest existing ancestor is ${dir}`,
     );
   });
+
+  it("names a file that sits where a directory should be", async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, "afile"), "x");
+    const message = await missingFileMessage(join(dir, "afile", "sub", "x.txt"), dir);
+    expect(message).toContain(`${join(dir, "afile")} is a file, not a directory`);
+    expect(message).not.toContain("nearest existing ancestor");
+  });
+
+  it("says when the suggested name differs only in the Unicode form of an accent", async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, "caf\u00e9.txt"), "");
+    const message = await missingFileMessage(join(dir, "cafe\u0301.txt"), dir);
+    expect(message).toContain(`Did you mean ${join(dir, "caf\u00e9.txt")}? (it looks the same`);
+    expect(await missingFileMessage(join(dir, "cafe.txt"), dir)).not.toContain("looks the same");
+  });
 });

@@ -3,7 +3,8 @@ import type { Splice } from "../../fs/codec.js";
 /**
  * Finds where an Edit applies. An exact match comes first; failing that, a strict ladder of rungs, each
  * forgiving ONE kind of drift that models produce when they copy text (line endings, trailing whitespace,
- * a uniform indentation shift, curly quotes, copied `N\t` line-number prefixes). A rung is accepted only
+ * a uniform indentation shift, curly quotes, the other Unicode form of accented letters, copied `N\t`
+ * line-number prefixes). A rung is accepted only
  * when it matches in exactly one place and every line matches under it. There is no similarity threshold
  * and no anchoring on a few lines: a wrong edit is worse than a failed one.
  */
@@ -14,6 +15,7 @@ export type Rung =
   | "trailing-whitespace"
   | "indentation"
   | "quotes"
+  | "unicode-form"
   | "line-numbers";
 
 /** Words for results: "matched after <description>". */
@@ -24,12 +26,15 @@ export const RUNG_DESCRIPTIONS: Record<Rung, string> = {
   indentation:
     "shifting the indentation of every line by the same amount (new_string was re-indented to match)",
   quotes: "treating curly and straight quotes as equal (new_string uses the file's quote style)",
+  "unicode-form":
+    "treating composed and decomposed accented characters (Unicode NFC and NFD) as equal (new_string uses the file's form)",
   "line-numbers": "stripping line-number prefixes copied from Read output",
 };
 
 export type LadderResult =
   | { ok: true; rung: Rung; splices: Splice[] }
   | { ok: false; reason: "not-found" }
+  /** `lines` has one entry per match (overlapping ones share a line), up to MAX_LISTED_MATCHES + 1. */
   | { ok: false; reason: "ambiguous"; rung: Rung; lines: number[] }
   | { ok: false; reason: "unusable"; rung: Rung; message: string };
 
@@ -72,7 +77,7 @@ function substringRung(
       ok: false,
       reason: "ambiguous",
       rung,
-      lines: starts.slice(0, MAX_LISTED_MATCHES).map((s) => lineNumberAt(view, s)),
+      lines: starts.map((s) => lineNumberAt(view, s)),
     };
   }
   return {
@@ -328,6 +333,15 @@ export function findEdit(
       (s, e) => matchQuoteStyle(replacement, old, view.slice(s, e)),
       false,
     );
+    if (result.ok || result.reason !== "not-found") return result;
+  }
+
+  // The same text in the other Unicode form (é as one character or as e + accent): a model cannot see
+  // the difference in Read output, so it cannot copy its way out of it.
+  for (const form of ["NFC", "NFD"] as const) {
+    const normalised = old.normalize(form);
+    if (normalised === old) continue;
+    const result = substringRung("unicode-form", view, normalised, () => replacement.normalize(form), false);
     if (result.ok || result.reason !== "not-found") return result;
   }
 

@@ -13,6 +13,7 @@ import {
   type Splice,
   spliceBytes,
   unencodable,
+  viewOf,
 } from "../../fs/codec.js";
 import { newFileFormat } from "../../fs/editorconfig.js";
 import { missingFileMessage } from "../../fs/missing-file.js";
@@ -57,7 +58,7 @@ const description = `Replaces text in a file: old_string becomes new_string.
 
 - Read the file first in this session (a partial read is enough); an edit of a file that changed since is refused and the change is shown.
 - old_string must match the file exactly and occur once, unless replace_all is true. Copy it from Read output without the "<number><tab>" prefix.
-- When there is no exact match, a few kinds of copying drift are forgiven, and only when the text then matches in exactly one place: CRLF line endings, trailing whitespace, a uniform indentation shift, curly versus straight quotes, and copied line-number prefixes. The result says which one applied.
+- When there is no exact match, a few kinds of copying drift are forgiven, and only when the text then matches in exactly one place: CRLF line endings, trailing whitespace, a uniform indentation shift, curly versus straight quotes, composed versus decomposed accented letters (Unicode NFC/NFD), and copied line-number prefixes. The result says which one applied.
 - When nothing matches, the error shows the closest text in the file and how old_string differs from it.
 - The file keeps its encoding and line endings; only the replaced text changes.
 - An empty old_string creates a new file with new_string as its content.
@@ -75,14 +76,16 @@ function refusal(
     const how = exact ? "" : ` (after ${RUNG_DESCRIPTIONS[result.rung]})`;
     const count =
       result.lines.length > MAX_LISTED_MATCHES ? `more than ${MAX_LISTED_MATCHES}` : result.lines.length;
+    // Overlapping matches ("aa" twice in "aaa") share a line, which is listed once.
+    const listed = [...new Set(result.lines.slice(0, MAX_LISTED_MATCHES))];
     const instead = exact
       ? "or set replace_all to change every occurrence"
       : replaceAll
         ? "replace_all applies only to exact matches, so copy old_string exactly from the file"
         : "or copy old_string exactly from the file and set replace_all to change every occurrence";
     return new InputError(
-      `old_string matches ${count} places in ${path}${how}, at lines ` +
-        `${result.lines.slice(0, MAX_LISTED_MATCHES).join(", ")}. Nothing was changed. Add surrounding lines to old_string ` +
+      `old_string matches ${count} places in ${path}${how}, at ${listed.length === 1 ? "line" : "lines"} ` +
+        `${listed.join(", ")}. Nothing was changed. Add surrounding lines to old_string ` +
         `so it matches only the place you mean, ${instead}.`,
     );
   }
@@ -94,8 +97,8 @@ function refusal(
   const hint = nearMissHint(view, oldString);
   const shown = oldString.length > 400 ? `${oldString.slice(0, 400)}...` : oldString;
   return new InputError(
-    `old_string was not found in ${path}, not even allowing for line endings, trailing whitespace, indentation, quotes ` +
-      `or line-number prefixes. Nothing was changed.\nold_string:\n${shown}\n${hint ?? "No similar text was found: Read the file to see its current content."}`,
+    `old_string was not found in ${path}, not even allowing for line endings, trailing whitespace, indentation, quotes, ` +
+      `Unicode forms or line-number prefixes. Nothing was changed.\nold_string:\n${shown}\n${hint ?? "No similar text was found: Read the file to see its current content."}`,
   );
 }
 
@@ -108,7 +111,7 @@ async function createFile(
 ): Promise<ToolResult> {
   if (input.old_string !== "") throw new ToolError(await missingFileMessage(path, ctx.workingDir));
   const bytes = encodeText(input.new_string, newFileFormat(target));
-  await writeAndRecord(ctx, target, bytes, input.new_string.replaceAll("\r\n", "\n"), {
+  await writeAndRecord(ctx, target, bytes, viewOf(input.new_string), {
     createParents: true,
   });
   // A file just created has no other links, so the write has nothing to add.
@@ -174,7 +177,11 @@ export const editTool = defineTool({
         bytes,
         keepsSnapshot(newLength) ? applySplices(decoded.view, splices) : undefined,
       );
-      const what = input.replace_all ? `replaced all ${splices.length} occurrences` : "replaced 1 occurrence";
+      const what = !input.replace_all
+        ? "replaced 1 occurrence"
+        : splices.length === 1
+          ? "replaced all occurrences (there was 1)"
+          : `replaced all ${splices.length} occurrences`;
       const how = rung === "exact" ? "" : ` Matched after ${RUNG_DESCRIPTIONS[rung]}.`;
       return ToolResult.success(
         `Updated ${path}: ${what}.${how}${note && ` ${note}`} The changed lines now read:\n${summary.excerpt}`,

@@ -1,9 +1,11 @@
 import { readFile, stat } from "node:fs/promises";
+import { dirname } from "node:path";
 import type { ToolContext } from "../../core/context.js";
 import { InputError } from "../../core/errors.js";
 import { type AtomicWriteOptions, atomicWrite, writeTarget } from "../../fs/atomic-write.js";
 import { MAX_DECODED_FILE_BYTES } from "../../fs/codec.js";
 import { withFileLock } from "../../fs/file-lock.js";
+import { nearestExisting } from "../../fs/missing-file.js";
 import { changeDiff, contentHash, readStateSlot } from "../../fs/read-state.js";
 import { readBounded, specialFileKind } from "../../fs/regular-file.js";
 
@@ -47,8 +49,18 @@ export async function readCurrent(target: string): Promise<Buffer | undefined> {
     if (code === "ENOENT") return undefined;
     if (code === "EISDIR")
       throw new InputError(`${target} is a directory; give the path of a file inside it.`);
+    if (code === "ENOTDIR") throw new InputError(await notUnderDirectoryMessage(target));
     throw error;
   }
+}
+
+/** Names the ancestor of `target` that is a file where a directory should be. */
+async function notUnderDirectoryMessage(target: string): Promise<string> {
+  const { fileInTheWay = dirname(target) } = await nearestExisting(target);
+  return (
+    `${target} cannot be a file: ${fileInTheWay} is a file, not a directory, so nothing was written. ` +
+    "Choose a path whose parent directories are directories (or move that file away first)."
+  );
 }
 
 /** Refuses (nothing written) unless this session read `target` and its bytes still hash to what was read. */

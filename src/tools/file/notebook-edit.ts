@@ -154,10 +154,12 @@ function planEdit(
     input.cell_type ?? previous.cell_type,
   );
   const { start, end } = layout.cells[index]!;
-  const cleared = cell.cell_type === "code" ? " (its outputs were cleared)" : "";
+  const hadOutputs = previous.cell_type === "code" && (previous.outputs?.length ?? 0) > 0;
+  const cleared = hadOutputs ? " (its outputs were cleared)" : "";
+  const retyped = cell.cell_type === previous.cell_type ? "" : `, now a ${cell.cell_type} cell,`;
   return {
     splice: { start, end, text: cellJson(cell, layout.unit, indentAt(view, start)) },
-    summary: `Replaced the source of ${cell.cell_type} cell ${label}${cleared}`,
+    summary: `Replaced the source of ${previous.cell_type} cell ${label}${retyped}${cleared}`,
   };
 }
 

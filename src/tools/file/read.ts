@@ -74,11 +74,13 @@ function pastEndNote(path: string, lineCount: number, offset: number): string {
   );
 }
 
+/** `preface` goes before the numbered lines (a note on why a file is shown as plain text). */
 async function readText(
   path: string,
   bytes: Buffer,
   input: ReadInput,
   ctx: ToolCallContext,
+  preface = "",
 ): Promise<ToolResult> {
   const decoded = decodeText(bytes);
   const state = ctx.session.get(readStateSlot);
@@ -115,7 +117,7 @@ async function readText(
   const next = page.next
     ? `\n\n[Lines ${page.first}-${page.last} of ${lines.length} shown. For the next page, Read with offset ${page.next.offset} and limit ${page.next.limit}.]`
     : "";
-  return ToolResult.success(page.text + next, { ...metadata, lines: [page.first, page.last] });
+  return ToolResult.success(preface + page.text + next, { ...metadata, lines: [page.first, page.last] });
 }
 
 async function readContent(path: string, input: ReadInput, ctx: ToolCallContext): Promise<ToolResult> {
@@ -149,7 +151,16 @@ async function readContent(path: string, input: ReadInput, ctx: ToolCallContext)
     }
     case "notebook": {
       const text = decodeText(bytes)?.view ?? "";
-      const notebook = parseNotebook(text, path);
+      let notebook: ReturnType<typeof parseNotebook>;
+      try {
+        notebook = parseNotebook(text, path);
+      } catch (error) {
+        if (!(error instanceof InputError)) throw error;
+        // A broken notebook (a merge conflict, a cut-off save) is shown as text and counts as read, so
+        // Write can repair it; refusing to show it would leave only Bash.
+        const note = `${error.message} It is shown as plain text; repair it with Write (NotebookEdit needs a valid notebook).`;
+        return readText(path, bytes, input, ctx, `${textNote(note)}\n`);
+      }
       record(text);
       return ToolResult.success(notebookBlocks(notebook), { path, cells: notebook.cells.length });
     }

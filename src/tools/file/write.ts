@@ -2,7 +2,7 @@ import * as z from "zod";
 import { PermissionLevel } from "../../core/permission-level.js";
 import { ToolResult } from "../../core/result.js";
 import { defineTool } from "../../core/tool.js";
-import { DEFAULT_FORMAT, decodeText, encodeText, unencodable } from "../../fs/codec.js";
+import { DEFAULT_FORMAT, decodeText, encodeText, unencodable, viewOf } from "../../fs/codec.js";
 import { newFileFormat } from "../../fs/editorconfig.js";
 import { pathSubject } from "../../fs/paths.js";
 import { readCurrent, requireFreshRead, withWriteTarget, writeAndRecord } from "./guard.js";
@@ -49,7 +49,7 @@ export const writeTool = defineTool({
         format = DEFAULT_FORMAT;
       }
       const bytes = encodeText(input.content, format);
-      const view = input.content.replaceAll("\r\n", "\n");
+      const view = viewOf(input.content);
       notes.push(await writeAndRecord(ctx, target, bytes, view, { createParents: true }));
       const lines = lineCount(view);
       const verb = current ? "Updated" : "Created";

@@ -56,9 +56,17 @@ describe("Edit: the ladder through the pipeline", () => {
     ],
     ["quotes", "print(\u201cok\u201d)\n", 'print("ok")', 'print("fine")', "print(\u201cfine\u201d)\n"],
     ["line-numbers", "one\ntwo\n", "2\ttwo", "2\tTWO", "one\nTWO\n"],
+    [
+      "unicode-form",
+      "caf\u00e9 au lait\n",
+      "cafe\u0301 au",
+      "cafe\u0301 noir au",
+      "caf\u00e9 noir au lait\n",
+    ],
+    ["unicode-form", "cafe\u0301\n", "caf\u00e9", "the caf\u00e9", "the cafe\u0301\n"],
   ];
   for (const [rung, content, oldString, newString, expected] of cases) {
-    it(`matches after ${rung} and says so`, async () => {
+    it(`matches after ${rung} (${JSON.stringify(oldString)}) and says so`, async () => {
       const { result, bytes } = await readThenEdit(content, { old_string: oldString, new_string: newString });
       expect(result.isError).toBe(false);
       expect(result.metadata?.rung).toBe(rung);
@@ -245,5 +253,40 @@ describe("Edit: results and concurrency", () => {
     );
     expect(results.every((r) => !r.isError)).toBe(true);
     expect(readFileSync(path, "utf8")).toBe(`${names.map((n) => n.toUpperCase()).join("\n")}\n`);
+  });
+});
+
+describe("Edit: how ambiguity and counts are reported", () => {
+  it("lists the line of overlapping matches once, and counts a lone replace_all match in words", async () => {
+    const { ctx, path, result } = await readThenEdit("aaa\n", { old_string: "aa", new_string: "b" });
+    expect(result.isError).toBe(true);
+    expect(result.text).toContain("matches 2 places");
+    expect(result.text).toContain("at line 1.");
+    const all = await call(ctx, "Edit", {
+      file_path: path,
+      old_string: "aa",
+      new_string: "b",
+      replace_all: true,
+    });
+    expect(all.text).toContain("replaced all occurrences (there was 1)");
+    expect(readFileSync(path, "utf8")).toBe("ba\n");
+  });
+
+  it("says more than the listed number when old_string occurs very often", async () => {
+    const { result } = await readThenEdit("x\n".repeat(1000), { old_string: "x\n", new_string: "y\n" });
+    expect(result.isError).toBe(true);
+    expect(result.text).toContain("matches more than 20 places");
+  });
+
+  it("refuses an edit after only the final newline changed, and the diff shows that change", async () => {
+    const { ctx, path } = setup("alpha\nbeta");
+    await call(ctx, "Read", { file_path: path });
+    writeFileSync(path, "alpha\nbeta\n");
+    const result = await call(ctx, "Edit", { file_path: path, old_string: "alpha", new_string: "ALPHA" });
+    expect(result.isError).toBe(true);
+    expect(result.text).toContain("-beta\n\\ (no newline at the end of the file)\n+beta");
+    const retry = await call(ctx, "Edit", { file_path: path, old_string: "alpha", new_string: "ALPHA" });
+    expect(retry.isError).toBe(false);
+    expect(readFileSync(path, "utf8")).toBe("ALPHA\nbeta\n");
   });
 });

@@ -170,3 +170,36 @@ describe("NotebookEdit", () => {
     expect(notebookProblems(load(path))).toEqual([]);
   });
 });
+
+describe("NotebookEdit result texts", () => {
+  it("mention cleared outputs only when there were some, and a change of cell type", async () => {
+    const { ctx, path } = await setup();
+    const edit = (cell_id: string, cell_type?: string) =>
+      call(ctx, "NotebookEdit", { notebook_path: path, cell_id, new_source: "z = 3", cell_type });
+    expect((await edit("calc")).text).toContain(
+      "Replaced the source of code cell calc (its outputs were cleared)",
+    );
+    expect((await edit("tail")).text).toBe(`Replaced the source of code cell tail in ${path}.`);
+    expect((await edit("intro", "code")).text).toBe(
+      `Replaced the source of markdown cell intro, now a code cell, in ${path}.`,
+    );
+    expect(load(path).cells[0]!.cell_type).toBe("code");
+  });
+});
+
+describe("a broken notebook", () => {
+  it("is shown as text by Read, which counts as a read so Write can repair it", async () => {
+    const ctx = fileContext();
+    const path = join(ctx.workingDir, "broken.ipynb");
+    writeFileSync(path, '{"cells": [\n<<<<<<< HEAD\n');
+    const read = await call(ctx, "Read", { file_path: path });
+    expect(read.isError).toBe(false);
+    expect(read.text).toContain("is not valid JSON");
+    expect(read.text).toContain("repair it with Write");
+    expect(read.text).toContain('1\t{"cells": [\n2\t<<<<<<< HEAD');
+    const repaired = '{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}\n';
+    const write = await call(ctx, "Write", { file_path: path, content: repaired });
+    expect(write.isError).toBe(false);
+    expect(readFileSync(path, "utf8")).toBe(repaired);
+  });
+});

@@ -91,3 +91,27 @@ describe("Write", () => {
     expect(readFileSync(join(ctx.workingDir, "twin.txt"), "utf8")).toBe("old\n");
   });
 });
+
+describe("Write: odd paths and line breaks", () => {
+  it("names the file in the way when a parent of the path is a file", async () => {
+    const ctx = fileContext();
+    writeFileSync(join(ctx.workingDir, "afile"), "x");
+    for (const name of ["afile/child.txt", "afile/sub/child.txt"]) {
+      const result = await call(ctx, "Write", { file_path: join(ctx.workingDir, name), content: "y" });
+      expect(result.isError).toBe(true);
+      expect(result.text).toContain(`${join(ctx.workingDir, "afile")} is a file, not a directory`);
+      expect(result.text).not.toContain("ENOTDIR");
+    }
+    expect(readFileSync(join(ctx.workingDir, "afile"), "utf8")).toBe("x");
+  });
+
+  it("counts the lines of classic Mac (lone CR) content as Read will number them", async () => {
+    const ctx = fileContext();
+    const path = join(ctx.workingDir, "mac.txt");
+    const result = await call(ctx, "Write", { file_path: path, content: "a\rb\rc" });
+    expect(result.text).toContain("(3 lines)");
+    expect(readFileSync(path, "latin1")).toBe("a\rb\rc");
+    const read = await call(ctx, "Read", { file_path: path });
+    expect(read.text).toBe("1\ta\n2\tb\n3\tc");
+  });
+});
