@@ -1,5 +1,5 @@
 import { realpathSync } from "node:fs";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import type { PermissionLevel, PermissionMode } from "../core/permission-level.js";
 import type { PermissionSubject } from "../core/tool.js";
 import { canonicalPath, expandTilde, isWithin } from "../fs/canonical.js";
@@ -199,6 +199,15 @@ class Evaluation {
     return this.workspace.some((dir) => isWithin(view.canonical, dir));
   }
 
+  /**
+   * Inside for a write: in the workspace, and not one of the files that decide what may run (settings
+   * with permission rules and hooks, .mcp.json, git hooks and config). A write there could grant the
+   * writer more than it was given, so it is judged as if outside: acceptEdits asks.
+   */
+  insideForWrite(view: PathView): boolean {
+    return this.inside(view) && !this.workspace.some((dir) => isControlFile(view.canonical, dir));
+  }
+
   cell(inside: boolean): RuleBehavior {
     const { mode, level } = this.input;
     const row = DECISION_TABLE[mode][level as Exclude<PermissionLevel, "none">];
@@ -280,6 +289,17 @@ function byRule(behavior: RuleBehavior, found: LoadedRule, what: string): Permis
   return { behavior, reason: `${what} ${verb} ${describeRule(found.entry)}`, rule: found.entry };
 }
 
+/** Files in a workspace that control permissions, hooks and what runs (see Evaluation.insideForWrite). */
+const CONTROL_FILES = [".claude/settings.json", ".claude/settings.local.json", ".mcp.json", ".git/config"];
+const CONTROL_DIRS = [".git/hooks"];
+
+function isControlFile(canonical: string, workspace: string): boolean {
+  return (
+    CONTROL_FILES.some((file) => canonical === join(workspace, file)) ||
+    CONTROL_DIRS.some((dir) => isWithin(canonical, join(workspace, dir)))
+  );
+}
+
 /** Decides a call that is not a shell command: one subject, one cell of the table. */
 function evaluateSingle(ev: Evaluation): PermissionDecision {
   const { input } = ev;
@@ -289,7 +309,8 @@ function evaluateSingle(ev: Evaluation): PermissionDecision {
   const what = view ? `${toolName} on ${view.canonical}` : toolName;
   const denied = ev.find("deny", matches);
   if (denied) return byRule("deny", denied, what);
-  const inside = view === undefined || ev.inside(view);
+  const writes = subject.kind === "path" && subject.access === "write";
+  const inside = view === undefined || (writes ? ev.insideForWrite(view) : ev.inside(view));
   const cell = ev.cell(inside);
   if (cell === "deny") return planDenial(input);
   const asked = ev.find("ask", matches);
@@ -311,6 +332,9 @@ function askReason(ev: Evaluation, what: string, inside: boolean, view: PathView
   const { level, mode } = ev.input;
   if (level === "dangerous")
     return `${what} is dangerous and always needs approval (only bypassPermissions skips it)`;
+  if (!inside && view && ev.inside(view)) {
+    return `${view.canonical} decides what may run here (permissions, hooks, MCP servers or git hooks), so changing it always needs approval`;
+  }
   if (!inside && view) {
     return `${view.canonical} is outside the workspace (${ev.input.workingDir}) and its additional directories`;
   }
@@ -561,8 +585,12 @@ function evaluateCommand(ev: Evaluation, command: string, shell: Shell, cwd?: st
   for (const { view } of writes) {
     const found = pathRule("allow", "write", view);
     if (found) used.add(found.entry.rule);
-    else if ((ev.inside(view) ? writeCell.inside : writeCell.outside) !== "allow") {
-      const where = ev.inside(view) ? `and ${input.mode} mode asks before edits` : "outside the workspace";
+    else if ((ev.insideForWrite(view) ? writeCell.inside : writeCell.outside) !== "allow") {
+      const where = ev.insideForWrite(view)
+        ? `and ${input.mode} mode asks before edits`
+        : ev.inside(view)
+          ? "and it decides what may run here, so changing it always needs approval"
+          : "outside the workspace";
       return finish(input, {
         behavior: "ask",
         reason: `the command writes ${view.canonical} (a redirection) ${where}; no Edit rule allows it`,
