@@ -12,7 +12,8 @@ export interface ToolCall {
   id?: string;
 }
 
-function concurrencySafe(call: ToolCall, ctx: ToolContext): boolean {
+/** Whether a call may overlap other concurrency-safe calls; unknown tools and bad input fail fast, so they may. */
+export function concurrencySafe(call: ToolCall, ctx: ToolContext): boolean {
   const tool = findTool(call.name, ctx);
   if (!tool) return true; // fails fast without side effects
   const validation = validateInput(tool, call.input);

@@ -4,6 +4,7 @@ import { log } from "../core/log.js";
 import type { McpManager } from "../core/mcp-manager.js";
 import { ToolResult } from "../core/result.js";
 import { Session } from "../core/session.js";
+import { ArrivalOrder } from "../executor/arrival-order.js";
 import { runTool } from "../executor/run.js";
 import type { PermissionHandler } from "../permissions/types.js";
 import { toMcpTools, toolsFor } from "../registry.js";
@@ -50,6 +51,8 @@ export function createToolSession(
     elicitationHandler(() => Boolean(server.getClientCapabilities()?.elicitation)),
   );
   const inFlight = new Map<string | number, AbortController>();
+  // Pipelined calls run in arrival order where it matters (a Read before an Edit), reads in parallel.
+  const order = new ArrivalOrder(ctx);
 
   // Our schemas are draft-07 objects; the SDK's type wants its own JSON value type.
   server.setRequestHandler("tools/list", () => ({
@@ -81,12 +84,14 @@ export function createToolSession(
     call.mcpReq.signal.addEventListener("abort", onCancel, { once: true });
     inFlight.set(call.mcpReq.id, controller);
     try {
-      const result = await currentRequest.run(call, () =>
-        runTool(name, args, ctx, {
-          signal: controller.signal,
-          onProgress: progress.report,
-          toolUseId: `mcp_${String(call.mcpReq.id)}`,
-        }),
+      const result = await order.run({ name, input: args }, controller.signal, () =>
+        currentRequest.run(call, () =>
+          runTool(name, args, ctx, {
+            signal: controller.signal,
+            onProgress: progress.report,
+            toolUseId: `mcp_${String(call.mcpReq.id)}`,
+          }),
+        ),
       );
       return toMcpResult(result);
     } finally {

@@ -1,0 +1,50 @@
+import type { ToolContext } from "../core/context.js";
+import { concurrencySafe, type ToolCall } from "./batch.js";
+
+/**
+ * Runs calls that arrive one by one (an MCP connection's tools/call requests) with the same rule as
+ * runToolBatch: a concurrency-safe call (a read, a search) may overlap other such calls, but waits for every
+ * call that changes things and arrived before it; a call that changes things waits for everything that
+ * arrived before it. So a client that pipelines Read then Edit gets them in that order, and reads still
+ * run in parallel.
+ */
+export class ArrivalOrder {
+  /** Settles when the last exclusive call (and everything before it) has finished. */
+  private lastExclusive: Promise<void> = Promise.resolve();
+  /** Shared calls that arrived since the last exclusive one. */
+  private sharedSince: Promise<void>[] = [];
+
+  constructor(private readonly ctx: ToolContext) {}
+
+  /**
+   * Runs `work` once the calls it must follow have finished. `signal` ends the wait early: a call
+   * cancelled while queued then runs at once, and runTool answers that it was cancelled.
+   */
+  run<T>(call: ToolCall, signal: AbortSignal, work: () => Promise<T>): Promise<T> {
+    const exclusive = !concurrencySafe(call, this.ctx);
+    const before = exclusive ? Promise.all([this.lastExclusive, ...this.sharedSince]) : this.lastExclusive;
+    const turn = untilSettledOrAborted(before, signal).then(work);
+    const finished = turn.then(noop, noop);
+    if (exclusive) {
+      this.lastExclusive = finished;
+      this.sharedSince = [];
+    } else {
+      this.sharedSince.push(finished);
+    }
+    return turn;
+  }
+}
+
+function noop(): void {}
+
+function untilSettledOrAborted(wait: Promise<unknown>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    signal.addEventListener("abort", done, { once: true });
+    wait.then(done, done);
+  });
+}

@@ -1,0 +1,79 @@
+import { spawn } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { ArrivalOrder } from "../../src/executor/arrival-order.js";
+import { runTool } from "../../src/executor/run.js";
+import { CLI } from "../e2e/cli.js";
+import { tempDir, testContext } from "../helpers/context.js";
+import { recordingTools } from "../helpers/tools.js";
+
+describe("ArrivalOrder", () => {
+  it("lets reads overlap but runs a change after everything that arrived before it, and before what follows", async () => {
+    const { events, tools } = recordingTools();
+    const ctx = testContext({ tools });
+    const order = new ArrivalOrder(ctx);
+    const signal = new AbortController().signal;
+    const call = (name: string, input: Record<string, unknown>) =>
+      order.run({ name, input }, signal, () => runTool(name, input, ctx));
+    await Promise.all([
+      call("Peek", { id: "r1", ms: 60 }),
+      call("Peek", { id: "r2", ms: 10 }),
+      call("Poke", { id: "w1" }),
+      call("Peek", { id: "r3", ms: 10 }),
+    ]);
+    expect(events.indexOf("start r2")).toBeLessThan(events.indexOf("end r1"));
+    expect(events.indexOf("start w1")).toBeGreaterThan(events.indexOf("end r1"));
+    expect(events.indexOf("start r3")).toBeGreaterThan(events.indexOf("end w1"));
+  });
+
+  it("stops waiting when a queued call is cancelled", async () => {
+    const { tools } = recordingTools();
+    const ctx = testContext({ tools });
+    const order = new ArrivalOrder(ctx);
+    const first = order.run({ name: "Poke", input: { id: "a" } }, new AbortController().signal, () =>
+      runTool("Boom", { how: "hang" }, ctx, { deadlineMs: 2_000 }),
+    );
+    const controller = new AbortController();
+    const queued = order.run({ name: "Poke", input: { id: "b" } }, controller.signal, async () => "ran");
+    controller.abort();
+    expect(await queued).toBe("ran");
+    await first;
+  });
+});
+
+describe("cc-tools mcp with pipelined requests", () => {
+  it("runs a Read and the Edit sent right after it in that order", async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, "f.txt"), "alpha\n");
+    const child = spawn(process.execPath, [CLI, "mcp", "--cwd", dir, "--permission-mode", "acceptEdits"], {
+      stdio: ["pipe", "pipe", "ignore"],
+    });
+    let out = "";
+    child.stdout.on("data", (d) => (out += d));
+    const send = (m: object) => child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", ...m })}\n`);
+    send({
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+    });
+    send({ method: "notifications/initialized" });
+    send({ id: 2, method: "tools/call", params: { name: "Read", arguments: { file_path: "f.txt" } } });
+    const edit = { file_path: "f.txt", old_string: "alpha", new_string: "beta" };
+    send({ id: 3, method: "tools/call", params: { name: "Edit", arguments: edit } });
+    await new Promise<void>((resolve) => {
+      child.stdout.on("data", () => {
+        if (out.includes('"id":3')) resolve();
+      });
+    });
+    child.stdin.end();
+    await new Promise((r) => child.on("close", r));
+    const answer = out
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l))
+      .find((m) => m.id === 3);
+    expect(answer.result.isError ?? false).toBe(false);
+    expect(readFileSync(join(dir, "f.txt"), "utf8")).toBe("beta\n");
+  });
+});
