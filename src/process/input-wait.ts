@@ -21,20 +21,24 @@ export function groupWaitsForInput(pgid: number): boolean | undefined {
   } catch {
     return undefined;
   }
-  let known = false;
+  let members = 0;
+  let hidden = 0;
   for (const pid of pids) {
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
       // After the command name (which may hold spaces and parentheses): state, ppid, pgrp, …
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(fields[2]) !== pgid) continue;
+      // Zombies have ended; only their exit status is left to collect.
+      if (Number(fields[2]) !== pgid || fields[0] === "Z" || fields[0] === "X") continue;
+      members++;
       const wchan = readFileSync(`/proc/${pid}/wchan`, "utf8").trim();
-      if (wchan === "" || wchan === "0") continue;
-      known = true;
-      if (INPUT_WAIT.test(wchan)) return true;
+      if (wchan === "" || wchan === "0") hidden++;
+      else if (INPUT_WAIT.test(wchan)) return true;
     } catch {
       // the process ended while we looked
     }
   }
-  return known ? false : undefined;
+  // No member left means the command is ending (its last output may not have been read yet): not waiting.
+  if (members === 0) return false;
+  return hidden === members ? undefined : false;
 }
