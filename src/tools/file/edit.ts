@@ -174,7 +174,11 @@ export const editTool = defineTool({
         bytes,
         keepsSnapshot(newLength) ? applySplices(decoded.view, splices) : undefined,
       );
-      const what = input.replace_all ? `replaced all ${splices.length} occurrences` : "replaced 1 occurrence";
+      const what = !input.replace_all
+        ? "replaced 1 occurrence"
+        : splices.length > 1
+          ? `replaced all ${splices.length} occurrences`
+          : "replaced all occurrences (there was 1)";
       const how = rung === "exact" ? "" : ` Matched after ${RUNG_DESCRIPTIONS[rung]}.`;
       return ToolResult.success(
         `Updated ${path}: ${what}.${how}${note && ` ${note}`} The changed lines now read:\n${summary.excerpt}`,
