@@ -20,3 +20,20 @@ export function promptLine(tail: string): string | undefined {
   if (openLine && OPEN_LINE_PROMPTS.some((p) => p.test(line))) return line;
   return undefined;
 }
+
+/** Terminal modes (DEC private) that switch to the alternate screen, as editors, pagers and TUIs do first. */
+const ALTERNATE_SCREEN_MODES = ["1049", "1047", "47"];
+
+/**
+ * True when the output switched the terminal to its alternate screen and has not switched back: a
+ * full-screen program (vim, top, a TUI) is running and waits for keys that can never come here.
+ */
+export function leftInFullScreen(output: string): boolean {
+  let entered = -1;
+  let left = -1;
+  for (const mode of ALTERNATE_SCREEN_MODES) {
+    entered = Math.max(entered, output.lastIndexOf(`\u001b[?${mode}h`));
+    left = Math.max(left, output.lastIndexOf(`\u001b[?${mode}l`));
+  }
+  return entered > left;
+}

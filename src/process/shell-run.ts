@@ -10,7 +10,7 @@ import { currentDir, settleDir, startingDir } from "./cwd.js";
 import { childEnv } from "./env.js";
 import { groupWaitsForInput } from "./input-wait.js";
 import { reportProgressWhileRunning } from "./progress.js";
-import { promptLine, STALL_QUIET_MS } from "./prompt.js";
+import { leftInFullScreen, promptLine, STALL_QUIET_MS } from "./prompt.js";
 import type { ShellAdapter } from "./shells.js";
 import { locateExecutable } from "./shells.js";
 import { type Outcome, supervise } from "./supervise.js";
@@ -39,6 +39,8 @@ export interface ForegroundResult {
   notes: string[];
   /** The line that looked like a prompt, when the command was stopped as waiting for input. */
   prompt?: string;
+  /** True when the command was stopped as a full-screen program waiting for keys. */
+  fullScreen?: boolean;
 }
 
 /**
@@ -96,6 +98,7 @@ export async function runForeground(
   const write = (chunk: Buffer) => capture.write(chunk);
   const { file, args } = adapter.invocation(executable, text, cwdFile);
   let prompt: string | undefined;
+  let fullScreen = false;
   const stopProgress = options.onProgress
     ? reportProgressWhileRunning(capture, options.onProgress)
     : undefined;
@@ -110,7 +113,11 @@ export async function runForeground(
     signal: options.signal,
     isWaitingForInput: (pgid) => {
       if (Date.now() - capture.lastOutputAt < STALL_QUIET_MS) return false;
-      prompt = promptLine(capture.snapshot().tail);
+      const { head, tail } = capture.snapshot();
+      // No kernel check here: vim, for one, naps between polls of its empty stdin instead of blocking.
+      fullScreen = leftInFullScreen(head + tail);
+      if (fullScreen) return true;
+      prompt = promptLine(tail);
       // A prompt-like line alone is not enough where the kernel can tell whether the command is reading.
       return prompt !== undefined && (groupWaitsForInput(pgid) ?? true);
     },
@@ -128,6 +135,7 @@ export async function runForeground(
     cwd,
     notes,
     prompt: outcome.reason === "stalled" ? prompt : undefined,
+    fullScreen: outcome.reason === "stalled" && fullScreen,
   };
 }
 

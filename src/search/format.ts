@@ -56,8 +56,10 @@ function formatRecord(path: string, record: string, format: ContentFormat): stri
   if (record === "--") return record;
   let k = 0;
   while (k < record.length && record.charCodeAt(k) >= 48 && record.charCodeAt(k) <= 57) k++;
-  const body = format.lineNumbers ? record : record.slice(k + 1);
-  return format.showPath ? path + record[k] + body : body;
+  // A CRLF file's lines reach us with their \r: drop it, as Read shows \r\n as \n.
+  const line = record.endsWith("\r") ? record.slice(0, -1) : record;
+  const body = format.lineNumbers ? line : line.slice(k + 1);
+  return format.showPath ? path + line[k] + body : body;
 }
 
 /** One page of output lines; returns the lines and how many there are in all. */

@@ -99,6 +99,15 @@ function describeEnd(adapter: ShellAdapter, run: ForegroundResult, timeoutMs: nu
           `with TaskOutput, or pass a larger timeout.\n\n${body(output)}`,
       };
     case "stalled":
+      if (run.fullScreen) {
+        return {
+          isError: true,
+          text:
+            `The command was stopped: it opened a full-screen program (an editor, pager or other terminal UI) ` +
+            `that waits for keys, and nothing can be typed in here. Edit files with Edit or Write, read them ` +
+            `with Read, and pass non-interactive flags (e.g. git commit -m, --no-pager, top -b -n 1).\n\n${body(output)}`,
+        };
+      }
       return {
         isError: true,
         text:

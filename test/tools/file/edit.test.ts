@@ -242,6 +242,11 @@ describe("Edit: results and concurrency", () => {
     expect(bytes.toString()).toBe("z y z y z\n");
   });
 
+  it("words a replace_all that found a single occurrence as such", async () => {
+    const { result } = await readThenEdit("x y\n", { old_string: "x", new_string: "z", replace_all: true });
+    expect(result.text).toContain("replaced all occurrences (there was 1)");
+  });
+
   it("serialises parallel edits of one file so none is lost", async () => {
     const names = Array.from({ length: 16 }, (_, i) => `name${i}`);
     const { ctx, path } = setup(`${names.join("\n")}\n`);

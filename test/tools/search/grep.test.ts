@@ -67,6 +67,13 @@ describe.each(MODES)("Grep ($mode)", ({ mode, env }) => {
     expect(bare.text).toBe("// needle one\n// needle two");
   });
 
+  it("shows the lines of a CRLF file without their carriage returns, as Read does", async () => {
+    const ctx = setup();
+    writeFileSync(join(ctx.workingDir, "dos.txt"), "before\r\nneedle crlf\r\nafter\r\n");
+    const { text } = await grep(ctx, { pattern: "crlf", path: "dos.txt", output_mode: "content", "-C": 1 });
+    expect(text).toBe("1-before\n2:needle crlf\n3-after");
+  });
+
   it("counts matching lines per file with a total", async () => {
     const ctx = setup();
     const { text } = await grep(ctx, { pattern: "needle", path: "src", output_mode: "count" });

@@ -192,6 +192,24 @@ describe("Bash", () => {
     expect(await eventually(() => survivors(secs).length === 0)).toBe(true);
   });
 
+  it("stops a full-screen program (like vim without a terminal) within seconds, not at the time limit", async () => {
+    const secs = uniqueSeconds();
+    // What vim does with no terminal: switch to the alternate screen, then nap between polls of stdin.
+    const command = `printf '\\033[?1049h\\033[H~'; sleep ${secs}`;
+    const { result, text } = await bash({ command });
+    expect(result.isError).toBe(true);
+    expect(result.metadata).toMatchObject({ endedBy: "stalled" });
+    expect(text).toMatch(/full-screen program/);
+    expect(await eventually(() => survivors(secs).length === 0)).toBe(true);
+  });
+
+  it("lets a quiet command that left the full screen it opened finish its work", async () => {
+    const command = "printf '\\033[?1049hpage\\033[?1049l'; sleep 4; echo finished";
+    const { result, text } = await bash({ command });
+    expect(result.isError, text).toBe(false);
+    expect(text).toContain("finished");
+  });
+
   it("lets a quiet command that printed a prompt-like line but is not reading finish its work", async () => {
     const ctx = testContext();
     const command = 'echo "Proceed with the migration [y/N]"; sleep 4; echo done > done.txt; echo finished';
