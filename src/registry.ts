@@ -96,6 +96,13 @@ export function toOpenAITools(tools: readonly AnyTool[] = allTools()) {
 export function toMcpTools(tools: readonly AnyTool[] = allTools()) {
   return tools.map((t) => {
     const d = t.toDefinition();
-    return { name: d.name, description: d.description, inputSchema: d.input_schema };
+    // Hints let clients treat reads differently (auto-approve them, say); they describe, they do not enforce.
+    const readOnly = t.permissionLevel === "none" || t.permissionLevel === "readOnly";
+    return {
+      name: d.name,
+      description: d.description,
+      inputSchema: d.input_schema,
+      annotations: { readOnlyHint: readOnly, destructiveHint: !readOnly },
+    };
   });
 }

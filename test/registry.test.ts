@@ -81,6 +81,9 @@ describe("registry", () => {
       name: first.name,
       description: first.description,
       inputSchema: first.toDefinition().input_schema,
+      annotations: { readOnlyHint: true, destructiveHint: false },
     });
+    const bash = toMcpTools().find((t) => t.name === "Bash");
+    expect(bash?.annotations).toEqual({ readOnlyHint: false, destructiveHint: true });
   });
 });
