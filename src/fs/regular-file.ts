@@ -18,6 +18,9 @@ export function specialFileKind(info: Stats): string | undefined {
   return "not a regular file";
 }
 
+/** Read size once stat's size has been read (files that report 0, or grew). */
+const READ_CHUNK_BYTES = 1 << 20;
+
 /** How much more than `limit` a bounded read takes, to tell "exactly the limit" from "over it". */
 const OVERRUN_PROBE_BYTES = 1;
 
@@ -30,13 +33,16 @@ export async function readBounded(path: string, limit: number): Promise<Buffer |
   try {
     const chunks: Buffer[] = [];
     let total = 0;
+    // Usually stat is right and one read of that size (plus the probe) takes it all.
+    let next = Math.min((await handle.stat()).size, limit) + OVERRUN_PROBE_BYTES;
     for (;;) {
-      const chunk = Buffer.allocUnsafe(Math.min(1 << 20, limit + OVERRUN_PROBE_BYTES - total));
+      const chunk = Buffer.allocUnsafe(next);
       const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
-      if (bytesRead === 0) return Buffer.concat(chunks, total);
+      if (bytesRead === 0) return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
       chunks.push(chunk.subarray(0, bytesRead));
       total += bytesRead;
       if (total > limit) return undefined;
+      next = Math.min(READ_CHUNK_BYTES, limit + OVERRUN_PROBE_BYTES - total);
     }
   } finally {
     await handle.close();
