@@ -1,4 +1,5 @@
 import type { Progress, ToolCallContext, ToolContext } from "../core/context.js";
+import { formatDuration } from "../core/duration.js";
 import { errorMessage, ToolError } from "../core/errors.js";
 import { CANCEL_GRACE_MS, TOOL_CALL_DEADLINE_MS } from "../core/limits.js";
 import { log } from "../core/log.js";
@@ -55,10 +56,6 @@ function callContext(
     reportProgress: { value: (p: Progress) => onProgress?.(p) },
   });
   return call;
-}
-
-function formatDuration(ms: number): string {
-  return ms < 1000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`;
 }
 
 /** Waits for a promise to settle, at most `ms`; never rejects. */

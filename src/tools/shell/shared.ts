@@ -1,5 +1,6 @@
 import * as z from "zod";
 import type { ToolCallContext, ToolContext } from "../../core/context.js";
+import { formatDuration } from "../../core/duration.js";
 import { configuredPositiveInt } from "../../core/env.js";
 import { InputError } from "../../core/errors.js";
 import { TOOL_CALL_DEADLINE_MS } from "../../core/limits.js";
@@ -77,10 +78,6 @@ export function shellLimits(ctx: ToolContext): ShellLimits {
   };
 }
 
-function seconds(ms: number): string {
-  return `${Math.round(ms / 100) / 10} s`;
-}
-
 function body(output: string): string {
   return output === "" ? "It printed nothing." : `Output so far:\n${output}`;
 }
@@ -94,7 +91,7 @@ function describeEnd(adapter: ShellAdapter, run: ForegroundResult, timeoutMs: nu
       return {
         isError: true,
         text:
-          `The command timed out after ${seconds(timeoutMs)} and was stopped with every process it started. ` +
+          `The command timed out after ${formatDuration(timeoutMs)} and was stopped with every process it started. ` +
           `For a long-running command, call ${adapter.toolName} with run_in_background: true and follow it ` +
           `with TaskOutput, or pass a larger timeout.\n\n${body(output)}`,
       };
@@ -111,7 +108,7 @@ function describeEnd(adapter: ShellAdapter, run: ForegroundResult, timeoutMs: nu
       return {
         isError: true,
         text:
-          `The command was stopped: it printed nothing for ${seconds(STALL_QUIET_MS)} and its last line looks ` +
+          `The command was stopped: it printed nothing for ${formatDuration(STALL_QUIET_MS)} and its last line looks ` +
           `like a prompt waiting for an answer ("${run.prompt}"). Commands get no input here (stdin is empty). ` +
           "Run it non-interactively: pass its yes/force/no-input flag (e.g. -y, --yes, --no-input), give the value " +
           `as an option or environment variable, or pipe the answer in (printf 'y\\n' | command).\n\n${body(output)}`,
@@ -140,7 +137,7 @@ async function runInForeground(adapter: ShellAdapter, input: ShellInput, ctx: To
   const notes: string[] = [];
   if (input.timeout !== undefined && input.timeout > limits.maxTimeoutMs) {
     notes.push(
-      `The requested timeout of ${seconds(input.timeout)} is above the maximum of ${seconds(limits.maxTimeoutMs)} ` +
+      `The requested timeout of ${formatDuration(input.timeout)} is above the maximum of ${formatDuration(limits.maxTimeoutMs)} ` +
         "(BASH_MAX_TIMEOUT_MS sets it), so the maximum was used. Use run_in_background: true for longer work.",
     );
   }

@@ -118,7 +118,7 @@ describe("Bash", () => {
       timeout: 500,
     });
     expect(result.isError).toBe(true);
-    expect(text).toMatch(/timed out after 0.5 s/);
+    expect(text).toMatch(/timed out after 500 ms/);
     expect(text).toMatch(/Output so far:\nbegun/);
     expect(text).toMatch(/run_in_background/);
     expect(await eventually(() => survivors(secs).length === 0)).toBe(true);
@@ -131,7 +131,7 @@ describe("Bash", () => {
       config: { ...emptySettings(workingDir), env: { BASH_DEFAULT_TIMEOUT_MS: "300" } },
     });
     const { text } = await bash({ command: "sleep 20" }, ctx);
-    expect(text).toMatch(/timed out after 0.3 s/);
+    expect(text).toMatch(/timed out after 300 ms/);
   });
 
   it("caps the time-out at BASH_MAX_TIMEOUT_MS", async () => {
@@ -141,7 +141,7 @@ describe("Bash", () => {
       config: { ...emptySettings(workingDir), env: { BASH_MAX_TIMEOUT_MS: "300" } },
     });
     const { text } = await bash({ command: "sleep 20", timeout: 600_000 }, ctx);
-    expect(text).toMatch(/timed out after 0.3 s/);
+    expect(text).toMatch(/timed out after 300 ms/);
   });
 
   it("says when the requested time-out was above the maximum and the maximum was used", async () => {
