@@ -184,7 +184,7 @@ async function search(input: Input, ctx: ToolCallContext, backend: SearchBackend
     breakBetweenFiles: !onlyMatching && (before > 0 || after > 0),
   });
   const cutShort = result.cutShort
-    ? `\n\n(The search stopped after ${total} lines; narrow the pattern, path or glob to see the rest.)`
+    ? `\n\n(At least ${total} lines match; the search stopped collecting there. Page on with offset, or narrow the pattern, path or glob to reach lines past that.)`
     : "";
   const note = pageNote("lines", page, lines.length, result.cutShort ? undefined : total);
   return ToolResult.success(`${lines.join("\n")}${note}${cutShort}${binaryNote}`, {
