@@ -24,12 +24,16 @@ export class ArrivalOrder {
     const exclusive = !concurrencySafe(call, this.ctx);
     const before = exclusive ? Promise.all([this.lastExclusive, ...this.sharedSince]) : this.lastExclusive;
     const turn = untilSettledOrAborted(before, signal).then(work);
-    const finished = turn.then(noop, noop);
+    // A call cancelled while queued ends early, but those after it still wait for those before it.
+    const finished = Promise.all([before, turn]).then(noop, noop);
     if (exclusive) {
       this.lastExclusive = finished;
       this.sharedSince = [];
     } else {
       this.sharedSince.push(finished);
+      void finished.then(() => {
+        this.sharedSince = this.sharedSince.filter((p) => p !== finished);
+      });
     }
     return turn;
   }

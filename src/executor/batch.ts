@@ -15,7 +15,8 @@ export interface ToolCall {
 /** Whether a call may overlap other concurrency-safe calls; unknown tools and bad input fail fast, so they may. */
 export function concurrencySafe(call: ToolCall, ctx: ToolContext): boolean {
   const tool = findTool(call.name, ctx);
-  if (!tool) return true; // fails fast without side effects
+  // An unknown tool fails fast without side effects; an MCP tool whose server is still connecting may not.
+  if (!tool) return !call.name.startsWith("mcp__");
   const validation = validateInput(tool, call.input);
   if (!validation.ok) return true;
   try {

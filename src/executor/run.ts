@@ -146,6 +146,12 @@ async function runPipeline(
   let validation = validateInput(tool, rawInput);
   if (!validation.ok) return ToolResult.rejected(validation.message);
   let input = validation.value;
+  // Cancelled before it started (while queued, say): nothing may run, not even hooks.
+  if (options.signal?.aborted) {
+    return ToolResult.error(`${tool.name} was cancelled before it started; nothing was done.`, {
+      cancelled: true,
+    });
+  }
 
   const controller = new AbortController();
   const outer = options.signal;

@@ -70,8 +70,6 @@ export function createToolSession(
         ),
       );
     }
-    // A tool of another MCP server may be called before that server finished connecting.
-    if (name.startsWith("mcp__")) await manager?.connect();
     const progress = progressChannel(
       call.mcpReq._meta?.progressToken,
       (n) => call.mcpReq.notify(n),
@@ -84,15 +82,17 @@ export function createToolSession(
     call.mcpReq.signal.addEventListener("abort", onCancel, { once: true });
     inFlight.set(call.mcpReq.id, controller);
     try {
-      const result = await order.run({ name, input: args }, controller.signal, () =>
-        currentRequest.run(call, () =>
+      const result = await order.run({ name, input: args }, controller.signal, async () => {
+        // A tool of another MCP server may be called before that server finished connecting.
+        if (name.startsWith("mcp__")) await manager?.connect();
+        return currentRequest.run(call, () =>
           runTool(name, args, ctx, {
             signal: controller.signal,
             onProgress: progress.report,
             toolUseId: `mcp_${String(call.mcpReq.id)}`,
           }),
-        ),
-      );
+        );
+      });
       return toMcpResult(result);
     } finally {
       progress.stop();

@@ -1,7 +1,8 @@
 import { spawn } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { ToolResult } from "../../src/core/result.js";
 import { ArrivalOrder } from "../../src/executor/arrival-order.js";
 import { runTool } from "../../src/executor/run.js";
 import { CLI } from "../e2e/cli.js";
@@ -25,6 +26,24 @@ describe("ArrivalOrder", () => {
     expect(events.indexOf("start r2")).toBeLessThan(events.indexOf("end r1"));
     expect(events.indexOf("start w1")).toBeGreaterThan(events.indexOf("end r1"));
     expect(events.indexOf("start r3")).toBeGreaterThan(events.indexOf("end w1"));
+  });
+
+  it("a call cancelled while queued does nothing, and the calls after it still wait for those before it", async () => {
+    const ctx = testContext();
+    const order = new ArrivalOrder(ctx);
+    const none = new AbortController().signal;
+    const run = (input: Record<string, unknown>, signal: AbortSignal, name = "Bash") =>
+      order.run({ name, input }, signal, () => runTool(name, input, ctx, { signal }));
+    const first = run({ command: "sleep 0.6; echo A > a.txt" }, none);
+    const cancel = new AbortController();
+    const write = run({ file_path: "b.txt", content: "b" }, cancel.signal, "Write");
+    const third = run({ command: "cat a.txt" }, none);
+    setTimeout(() => cancel.abort(), 50);
+    const written = await write;
+    expect(ToolResult.text(written)).toContain("cancelled before it started");
+    expect(existsSync(join(ctx.workingDir, "b.txt"))).toBe(false);
+    await first;
+    expect(ToolResult.text(await third)).toBe("A");
   });
 
   it("stops waiting when a queued call is cancelled", async () => {

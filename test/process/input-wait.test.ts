@@ -4,19 +4,27 @@ import { groupWaitsForInput } from "../../src/process/input-wait.js";
 
 const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+function group(script: string) {
+  return spawn("bash", ["-c", script], { detached: true, stdio: "ignore" });
+}
+
 describe("groupWaitsForInput", () => {
-  it("tells a command reading a pipe from one that sleeps, and an ended group from an unknown one", async () => {
-    const reading = spawn("bash", ["-c", "read -r x < <(sleep 30)"], { detached: true, stdio: "ignore" });
-    const sleeping = spawn("bash", ["-c", "sleep 30; true"], { detached: true, stdio: "ignore" });
+  it("tells input nobody will send from sleeping, busy work and a pipeline feeding itself", async () => {
+    const fifo = group('f=$(mktemp -u); mkfifo "$f"; read -r x < "$f"');
+    const sleeping = group("sleep 30; true");
+    const busy = group("exec node -e 'for (;;) {}'");
+    const pipeline = group("(sleep 30; echo x) | cat");
+    const all = [fifo, sleeping, busy, pipeline];
     try {
-      await wait(400);
-      expect(groupWaitsForInput(reading.pid!)).toBe(true);
+      await wait(600);
+      expect(groupWaitsForInput(fifo.pid!)).toBe(true);
       expect(groupWaitsForInput(sleeping.pid!)).toBe(false);
+      expect(groupWaitsForInput(busy.pid!)).toBe(false);
+      expect(groupWaitsForInput(pipeline.pid!)).toBe(false);
     } finally {
-      process.kill(-reading.pid!, "SIGKILL");
-      process.kill(-sleeping.pid!, "SIGKILL");
+      for (const child of all) process.kill(-child.pid!, "SIGKILL");
     }
     await wait(200);
-    expect(groupWaitsForInput(reading.pid!)).toBe(false);
+    expect(groupWaitsForInput(fifo.pid!)).toBe(false);
   });
 });

@@ -182,8 +182,8 @@ describe("Bash", () => {
 
   it("stops a command waiting at a prompt within seconds and says how to avoid it", async () => {
     const secs = uniqueSeconds();
-    // The answer is read from a pipe that never delivers: blocked on input, as a real prompt is.
-    const command = `printf 'Continue? [y/N] '; read -r answer < <(sleep ${secs})`;
+    // The answer is read from a FIFO nobody writes: blocked on input from outside, as a real prompt is.
+    const command = `sleep ${secs} & f=$(mktemp -u); mkfifo "$f"; printf 'Continue? [y/N] '; read -r answer < "$f"`;
     const { result, text } = await bash({ command });
     expect(result.isError).toBe(true);
     expect(result.metadata).toMatchObject({ endedBy: "stalled" });
@@ -208,6 +208,12 @@ describe("Bash", () => {
     const { result, text } = await bash({ command });
     expect(result.isError, text).toBe(false);
     expect(text).toContain("finished");
+  });
+
+  it("lets a pipeline whose reader is fed by its own writer finish, prompt-like line or not", async () => {
+    const { result, text } = await bash({ command: '(echo "Migrate? [y/N]"; sleep 4; echo done) | cat' });
+    expect(result.isError, text).toBe(false);
+    expect(text).toContain("done");
   });
 
   it("lets a quiet command that printed a prompt-like line but is not reading finish its work", async () => {
