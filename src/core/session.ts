@@ -43,6 +43,7 @@ export class Session {
 
   /** The session's private directory, created on first use. */
   get dir(): string {
+    if (this.disposed && this.directory) return this.directory;
     if (this.directory) {
       mkdirSync(this.directory, { recursive: true });
     } else {

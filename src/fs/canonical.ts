@@ -20,6 +20,9 @@ export function expandTilde(path: string, homeDir: string): string {
  * kernel does), and components that do not exist yet are appended as written. So a symlink inside the
  * workspace that points outside is outside, and `..` cannot climb out unnoticed.
  */
+/** Path separators: `\\` is one only on Windows; elsewhere it is an ordinary character of a file name. */
+const SEPARATORS = process.platform === "win32" ? /[\\/]+/ : /\/+/;
+
 export function canonicalPath(path: string, baseDir: string): string {
   return walk(isAbsolute(path) ? path : `${baseDir}${sep}${path}`, { hops: 0 });
 }
@@ -28,7 +31,7 @@ function walk(absolute: string, budget: { hops: number }): string {
   const root = parse(absolute).root;
   let current = root;
   let exists = true;
-  for (const part of absolute.slice(root.length).split(/[\\/]+/)) {
+  for (const part of absolute.slice(root.length).split(SEPARATORS)) {
     if (part === "" || part === ".") continue;
     if (part === "..") {
       current = dirname(current);

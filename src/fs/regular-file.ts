@@ -1,5 +1,7 @@
 import type { Stats } from "node:fs";
+import { constants } from "node:fs";
 import { open } from "node:fs/promises";
+import { InputError } from "../core/errors.js";
 
 /**
  * The file tools work on regular files only. A device (/dev/zero), a FIFO or a socket reports size 0 and
@@ -29,12 +31,20 @@ const OVERRUN_PROBE_BYTES = 1;
  * (files in /proc report 0), so the bound is enforced while reading, not only checked before.
  */
 export async function readBounded(path: string, limit: number): Promise<Buffer | undefined> {
-  const handle = await open(path, "r");
+  // Non-blocking, and judged by the opened file itself: a FIFO swapped in after an earlier stat must
+  // neither block the open nor be read.
+  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
+    const info = await handle.stat();
+    const special = specialFileKind(info);
+    if (special)
+      throw new InputError(
+        `${path} is ${special}, not a regular file; the file tools read regular files only.`,
+      );
     const chunks: Buffer[] = [];
     let total = 0;
     // Usually stat is right and one read of that size (plus the probe) takes it all.
-    let next = Math.min((await handle.stat()).size, limit) + OVERRUN_PROBE_BYTES;
+    let next = Math.min(info.size, limit) + OVERRUN_PROBE_BYTES;
     for (;;) {
       const chunk = Buffer.allocUnsafe(next);
       const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);

@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { call, fileContext } from "./util.js";
@@ -32,5 +33,15 @@ describe("files that are not regular files", () => {
     );
     const devNull = await call(ctx, "Write", { file_path: "/dev/null", content: "x" });
     expect(devNull.text).toContain("/dev/null is a character device");
+  });
+});
+
+describe("file names with a backslash", () => {
+  it("are one name on Linux, for the permission check and the write alike", async () => {
+    const ctx = fileContext();
+    const result = await call(ctx, "Write", { file_path: "new\\file.txt", content: "x\n" });
+    expect(result.isError, result.text).toBe(false);
+    expect(readdirSync(ctx.workingDir)).toContain("new\\file.txt");
+    expect((await call(ctx, "Read", { file_path: "new\\file.txt" })).text).toBe("1\tx");
   });
 });
