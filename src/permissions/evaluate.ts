@@ -1,8 +1,8 @@
 import { realpathSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { relative, resolve, sep } from "node:path";
 import type { PermissionLevel, PermissionMode } from "../core/permission-level.js";
 import type { PermissionSubject } from "../core/tool.js";
-import { canonicalPath, expandTilde, isWithin } from "../fs/canonical.js";
+import { canonicalPath, escapes, expandTilde, isWithin } from "../fs/canonical.js";
 import { compilePathPattern } from "./paths.js";
 import { splitPowerShell } from "./powershell-split.js";
 import {
@@ -205,7 +205,13 @@ class Evaluation {
    * writer more than it was given, so it is judged as if outside: acceptEdits asks.
    */
   insideForWrite(view: PathView): boolean {
-    return this.inside(view) && !this.workspace.some((dir) => isControlFile(view.canonical, dir));
+    if (!this.inside(view)) return false;
+    // Both spellings: the path as written (a symlinked .git still says .git) and where it leads.
+    const lexicalRoots = [this.input.workingDir, ...this.input.additionalDirectories];
+    return !(
+      this.workspace.some((dir) => isControlFile(view.canonical, dir)) ||
+      lexicalRoots.some((dir) => isControlFile(view.lexical, dir))
+    );
   }
 
   cell(inside: boolean): RuleBehavior {
@@ -289,14 +295,23 @@ function byRule(behavior: RuleBehavior, found: LoadedRule, what: string): Permis
   return { behavior, reason: `${what} ${verb} ${describeRule(found.entry)}`, rule: found.entry };
 }
 
-/** Files in a workspace that control permissions, hooks and what runs (see Evaluation.insideForWrite). */
-const CONTROL_FILES = [".claude/settings.json", ".claude/settings.local.json", ".mcp.json", ".git/config"];
-const CONTROL_DIRS = [".git/hooks"];
+/** Settings files whose rules and hooks apply wherever they sit in a workspace (a subdirectory can be a cwd). */
+const CONTROL_SETTINGS = new Set(["settings.json", "settings.local.json"]);
 
-function isControlFile(canonical: string, workspace: string): boolean {
+/**
+ * Files in a workspace that control permissions, hooks and what runs (see Evaluation.insideForWrite): any
+ * .claude/settings*.json and .mcp.json at any depth, and anything in or named .git (config, hooks, and the
+ * gitfile of a worktree, whose gitdir line picks the config).
+ */
+function isControlFile(path: string, workspace: string): boolean {
+  const rel = relative(workspace, path);
+  if (rel === "" || escapes(rel)) return false;
+  const parts = rel.split(sep);
+  const name = parts[parts.length - 1]!;
   return (
-    CONTROL_FILES.some((file) => canonical === join(workspace, file)) ||
-    CONTROL_DIRS.some((dir) => isWithin(canonical, join(workspace, dir)))
+    parts.includes(".git") ||
+    name === ".mcp.json" ||
+    (CONTROL_SETTINGS.has(name) && parts[parts.length - 2] === ".claude")
   );
 }
 

@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { PermissionMode } from "../../src/core/permission-level.js";
@@ -32,6 +32,28 @@ describe("control files of the workspace", () => {
     expect(result.isError).toBe(true);
     expect(ToolResult.text(result)).toContain("decides what may run here");
     expect((await write(ctx, "notes.json")).isError).toBe(false);
+  });
+
+  it.each([
+    ["sub/.claude/settings.json", "a nested settings file"],
+    ["pkg/.mcp.json", "a nested .mcp.json"],
+    [".git/objects/x", "anything inside .git"],
+  ])("acceptEdits asks before writing %s (%s)", async (file) => {
+    const ctx = setup("acceptEdits");
+    expect((await write(ctx, file)).isError).toBe(true);
+  });
+
+  it("sees through a symlinked .git and guards a worktree's .git file", async () => {
+    const ctx = setup("acceptEdits");
+    mkdirSync(join(ctx.workingDir, "real-git", "hooks"), { recursive: true });
+    mkdirSync(join(ctx.workingDir, "wt"));
+    symlinkSync("../real-git", join(ctx.workingDir, "wt", ".git"));
+    expect((await write(ctx, "wt/.git/hooks/pre-commit")).isError).toBe(true);
+    expect((await write(ctx, "wt/.git/config")).isError).toBe(true);
+    mkdirSync(join(ctx.workingDir, "wt2"));
+    writeFileSync(join(ctx.workingDir, "wt2", ".git"), "gitdir: ../real-git\n");
+    await runTool("Read", { file_path: "wt2/.git" }, ctx);
+    expect((await write(ctx, "wt2/.git")).isError).toBe(true);
   });
 
   it("a shell redirection into them asks too, even when the command is allowed", async () => {
