@@ -59,15 +59,18 @@ function callContext(
 }
 
 /** Waits for a promise to settle, at most `ms`; never rejects. */
-function settledWithin(promise: Promise<unknown>, ms: number): Promise<void> {
+/** What `promise` resolved to, if it settles within `ms` ({} when it rejected); undefined on time-out. */
+function outcomeWithin(promise: Promise<unknown>, ms: number): Promise<{ value?: unknown } | undefined> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, ms);
+  const timeout = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
   });
-  return Promise.race([promise.then(noop, noop), timeout]).finally(() => clearTimeout(timer));
+  const settled = promise.then(
+    (value) => ({ value }),
+    () => ({}),
+  );
+  return Promise.race([settled, timeout]).finally(() => clearTimeout(timer));
 }
-
-function noop(): void {}
 
 /** Runs `execute` under the call's abort signal and deadline; a throw or a time-out becomes a result. */
 async function executeBounded(
@@ -94,8 +97,24 @@ async function executeBounded(
   });
   try {
     const running = tool.execute(input, call);
-    const result: unknown = await Promise.race([running, stopped]);
-    if (controller.signal.aborted) await settledWithin(running, CANCEL_GRACE_MS);
+    let result: unknown = await Promise.race([running, stopped]);
+    if (controller.signal.aborted) {
+      // Give the tool its grace to stop; if it ends with a result of its own (what it did, output so far),
+      // that says more than "cancelled". If it does not stop in time, the change may still happen.
+      const outcome = await outcomeWithin(running, CANCEL_GRACE_MS);
+      const own = outcome?.value;
+      if (ToolResult.isValid(own) && own.isError) {
+        // The tool's own account of stopping (a shell's output so far) says more than "cancelled".
+        result = ToolResult.withMetadata(own, { cancelled: true });
+      } else if (ToolResult.isValid(result)) {
+        const note = !outcome
+          ? " It had not stopped after the grace period and may still take effect; check before retrying."
+          : ToolResult.isValid(own)
+            ? " It had already finished, so what it did took effect."
+            : "";
+        result = { ...result, content: [{ type: "text", text: ToolResult.text(result) + note }] };
+      }
+    }
     if (ToolResult.isValid(result)) return result;
     log.error(`${tool.name} returned a malformed result`, result);
     return ToolResult.error(

@@ -106,6 +106,15 @@ describe("runTool", () => {
     expect(events).toContain("cleaned up");
   });
 
+  it("says a cancelled call took effect when the tool finished anyway", async () => {
+    const { tools } = recordingTools();
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 5);
+    const result = await runTool("Poke", { id: "a" }, testContext({ tools }), { signal: controller.signal });
+    expect(result.isError).toBe(true);
+    expect(ToolResult.text(result)).toMatch(/cancelled.*already finished, so what it did took effect/);
+  });
+
   it("spills a result over the budget to a file and keeps head and tail", async () => {
     const { tools } = recordingTools();
     const ctx = testContext({ tools });
