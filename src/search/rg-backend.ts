@@ -191,6 +191,8 @@ function splitRoot(query: FileQuery): { groups: string[][]; files: string[] } | 
   const dirs: string[] = [];
   const files: string[] = [];
   for (const entry of entries) {
+    // A name that is not valid UTF-8 cannot be passed back to rg intact: list the root as one.
+    if (entry.name.includes("\uFFFD")) return undefined;
     if (entry.isDirectory()) {
       if (
         !(VCS_DIRS as readonly string[]).includes(entry.name) &&

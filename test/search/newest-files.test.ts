@@ -83,3 +83,22 @@ describe("newest-first listing", () => {
     expect(total).toBe(10);
   });
 });
+
+describe("newest-first listing with odd names", () => {
+  it("still lists a root where a directory name is not valid UTF-8", async () => {
+    const binary = await findRipgrep();
+    if (!binary) return;
+    const root = tempDir();
+    const bad = Buffer.concat([Buffer.from(`${root}/bad`), Buffer.from([0xff])]);
+    mkdirSync(bad);
+    writeFileSync(Buffer.concat([bad, Buffer.from("/c.txt")]), "x");
+    mkdirSync(join(root, "ok1"));
+    writeFileSync(join(root, "ok1", "a.txt"), "x");
+    mkdirSync(join(root, "ok2"));
+    writeFileSync(join(root, "ok2", "b.txt"), "x");
+    // rg's output is read as UTF-8, so the undecodable path cannot be statted and drops out; the rest must
+    // still be listed rather than the whole listing failing.
+    const { newest } = await ripgrepBackend(binary).newestFiles(query(root, ["*.txt"]), 250);
+    expect(newest).toEqual(expect.arrayContaining(["ok1/a.txt", "ok2/b.txt"]));
+  });
+});
