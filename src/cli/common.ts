@@ -5,6 +5,7 @@ import { basename, join, resolve } from "node:path";
 import { createToolContext, type ToolContext } from "../core/context.js";
 import type { McpManager } from "../core/mcp-manager.js";
 import { Session } from "../core/session.js";
+import { canonicalPath } from "../fs/canonical.js";
 import { resolveServers } from "../mcp/config.js";
 import { McpClientManager } from "../mcp/manager.js";
 import type { PermissionHandler, PermissionRuleEntry } from "../permissions/types.js";
@@ -24,7 +25,9 @@ export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
  * they were made in, so `--session work` in another checkout starts clean.
  */
 function sessionPaths(name: string, workingDir: string) {
-  const workspace = `${basename(workingDir) || "root"}-${createHash("sha256").update(workingDir).digest("hex").slice(0, 12)}`;
+  // The real path, so a workspace reached through a symlink is the same workspace.
+  const real = canonicalPath(workingDir, "/");
+  const workspace = `${basename(real) || "root"}-${createHash("sha256").update(real).digest("hex").slice(0, 12)}`;
   const dir = join(stateDir(), "sessions", name, workspace);
   return { dir, file: join(dir, "state.json") };
 }
