@@ -6,7 +6,7 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createToolContext } from "../src/core/context.js";
+import { createToolContext } from "../src/context.js";
 import { Session } from "../src/core/session.js";
 import { runTool } from "../src/executor/run.js";
 import { type Bench, timePair } from "./lib.js";

@@ -8,7 +8,7 @@ import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createToolContext } from "../src/core/context.js";
+import { createToolContext } from "../src/context.js";
 import { ToolResult } from "../src/core/result.js";
 import { Session } from "../src/core/session.js";
 import { runTool } from "../src/executor/run.js";

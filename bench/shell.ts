@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createToolContext } from "../src/core/context.js";
+import { createToolContext } from "../src/context.js";
 import { runTool } from "../src/executor/run.js";
 import type { Bench } from "./lib.js";
 import { timePair } from "./lib.js";

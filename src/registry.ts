@@ -1,108 +1,112 @@
 import type { ToolContext } from "./core/context.js";
+import { closestNames } from "./core/similarity.js";
 import type { AnyTool, ToolDefinition } from "./core/tool.js";
+import { ToolSet, type UnavailableTool } from "./core/toolset.js";
 import { fileTools } from "./tools/file/index.js";
 import { mcpTools } from "./tools/mcp/index.js";
 import { searchTools } from "./tools/search/index.js";
 import { shellTools } from "./tools/shell/index.js";
 import { tasksTools } from "./tools/tasks/index.js";
 
-let builtins: readonly AnyTool[] | undefined;
-let byName: Map<string, AnyTool> | undefined;
+let builtins: ToolSet | undefined;
 
-/** Every built-in tool, in a stable order. */
-export function allTools(): readonly AnyTool[] {
-  builtins ??= [...fileTools, ...shellTools, ...tasksTools, ...searchTools, ...mcpTools];
+/** Every built-in tool as one set, in a stable order. */
+export function builtinTools(): ToolSet {
+  builtins ??= ToolSet.of([...fileTools, ...shellTools, ...tasksTools, ...searchTools, ...mcpTools]);
   return builtins;
 }
 
-function index(): Map<string, AnyTool> {
-  if (!byName) {
-    byName = new Map();
-    for (const tool of allTools()) {
-      byName.set(tool.name, tool);
-      for (const alias of tool.aliases) byName.set(alias, tool);
-    }
-  }
-  return byName;
+/** Every built-in tool, in a stable order. */
+export function allTools(): readonly AnyTool[] {
+  return builtinTools().tools;
 }
 
-type ToolSource = Partial<Pick<ToolContext, "mcpManager" | "extraTools">>;
+type ToolSource = Pick<ToolContext, "tools" | "mcpManager">;
 
 /**
- * Finds a tool by its exact (case-sensitive) name or alias. With a context, the context's own tools and
- * the session's MCP tools (`mcp__server__tool`) are found too.
+ * Finds a tool by its exact (case-sensitive) name or alias: in the context's set (built-ins for its agent
+ * plus the embedder's own) and the session's MCP tools (`mcp__server__tool`), or among the built-ins.
  */
 export function findTool(name: string, ctx?: ToolSource): AnyTool | undefined {
-  const builtin = index().get(name);
-  if (builtin) return builtin;
-  const extra = ctx?.extraTools?.find((t) => t.name === name || t.aliases.includes(name));
-  if (extra) return extra;
-  return ctx?.mcpManager?.tools().find((t) => t.name === name);
+  if (!ctx) return builtinTools().get(name);
+  return ctx.tools.get(name) ?? ctx.mcpManager?.tools().find((t) => t.name === name);
 }
 
-/** Built-in tools plus the context's own tools and the session's MCP tools. */
-export function toolsFor(ctx?: ToolSource): AnyTool[] {
-  return [...allTools(), ...(ctx?.extraTools ?? []), ...(ctx?.mcpManager?.tools() ?? [])];
+/** The tools a context offers its model: those its host can serve, then the session's MCP tools. */
+export function toolsFor(ctx: Pick<ToolContext, "tools" | "mcpManager" | "host">): AnyTool[] {
+  const { available } = ctx.tools.availableFor(ctx.host);
+  return [...available.tools, ...(ctx.mcpManager?.tools() ?? [])];
+}
+
+/** The context's tools its host cannot serve, each with the reason (for `cc-tools list`). */
+export function unavailableTools(ctx: Pick<ToolContext, "tools" | "host">): UnavailableTool[] {
+  return ctx.tools.availableFor(ctx.host).unavailable;
 }
 
 /** Names close to `name`, for "did you mean" in unknown-tool errors. */
 export function closestToolNames(name: string, candidates: readonly string[], max = 3): string[] {
-  const lower = name.toLowerCase();
-  return candidates
-    .map((c) => ({ c, d: c.toLowerCase() === lower ? 0 : editDistance(lower, c.toLowerCase()) }))
-    .filter(({ c, d }) => d <= Math.max(2, Math.floor(c.length / 3)) || c.toLowerCase().includes(lower))
-    .sort((a, b) => a.d - b.d)
-    .slice(0, max)
-    .map(({ c }) => c);
+  return closestNames(name, candidates, max);
 }
 
-export function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0]!;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const tmp = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = tmp;
-    }
-  }
-  return row[b.length]!;
+type ToolsInput = ToolSet | readonly AnyTool[] | Pick<ToolContext, "tools" | "mcpManager" | "host">;
+
+/** The tools a provider format covers: a set, a list, or what a context offers (its own tools included). */
+function toolList(source: ToolsInput): readonly AnyTool[] {
+  if (source instanceof ToolSet) return source.tools;
+  if (Array.isArray(source)) return source;
+  return toolsFor(source as Pick<ToolContext, "tools" | "mcpManager" | "host">);
 }
 
-/** Anthropic Messages API `tools`: the last definition carries the prompt-cache breakpoint. */
+/** Definitions are computed once per set; lists and contexts (whose MCP tools change) are computed per call. */
+function derive<T>(source: ToolsInput, key: string, compute: (tools: readonly AnyTool[]) => T): T {
+  return source instanceof ToolSet ? source.memo(key, compute) : compute(toolList(source));
+}
+
+/**
+ * Anthropic Messages API `tools`: deferred tools are left for ToolSearch to bring in; the last definition
+ * carries the prompt-cache breakpoint.
+ */
 export function toAnthropicTools(
-  tools: readonly AnyTool[] = allTools(),
+  source: ToolsInput = builtinTools(),
 ): Array<ToolDefinition & { cache_control?: { type: "ephemeral" } }> {
-  return tools.map((t, i) =>
-    i === tools.length - 1
-      ? { ...t.toDefinition(), cache_control: { type: "ephemeral" as const } }
-      : t.toDefinition(),
+  return derive(source, "anthropic", (all) => {
+    const tools = all.filter((t) => !t.deferred);
+    return tools.map((t, i) =>
+      i === tools.length - 1
+        ? { ...t.toDefinition(), cache_control: { type: "ephemeral" as const } }
+        : t.toDefinition(),
+    );
+  });
+}
+
+/** OpenAI Chat Completions `tools` (deferred tools left out, as for Anthropic). */
+export function toOpenAITools(source: ToolsInput = builtinTools()) {
+  return derive(source, "openai", (all) =>
+    all
+      .filter((t) => !t.deferred)
+      .map((t) => {
+        const d = t.toDefinition();
+        return {
+          type: "function" as const,
+          function: { name: d.name, description: d.description, parameters: d.input_schema },
+        };
+      }),
   );
 }
 
-/** OpenAI Chat Completions `tools`. */
-export function toOpenAITools(tools: readonly AnyTool[] = allTools()) {
-  return tools.map((t) => {
-    const d = t.toDefinition();
-    return {
-      type: "function" as const,
-      function: { name: d.name, description: d.description, parameters: d.input_schema },
-    };
-  });
-}
-
 /** MCP `tools/list` entries. */
-export function toMcpTools(tools: readonly AnyTool[] = allTools()) {
-  return tools.map((t) => {
-    const d = t.toDefinition();
-    // Hints let clients treat reads differently (auto-approve them, say); they describe, they do not enforce.
-    const readOnly = t.permissionLevel === "none" || t.permissionLevel === "readOnly";
-    return {
-      name: d.name,
-      description: d.description,
-      inputSchema: d.input_schema,
-      annotations: { readOnlyHint: readOnly, destructiveHint: !readOnly },
-    };
-  });
+export function toMcpTools(source: ToolsInput = builtinTools()) {
+  return derive(source, "mcp", (tools) =>
+    tools.map((t) => {
+      const d = t.toDefinition();
+      // Hints let clients treat reads differently (auto-approve them, say); they describe, they do not enforce.
+      const readOnly = t.permissionLevel === "none" || t.permissionLevel === "readOnly";
+      return {
+        name: d.name,
+        description: d.description,
+        inputSchema: d.input_schema,
+        annotations: { readOnlyHint: readOnly, destructiveHint: !readOnly },
+      };
+    }),
+  );
 }

@@ -2,13 +2,15 @@ import { createHash } from "node:crypto";
 import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, join, resolve } from "node:path";
-import { createToolContext, type ToolContext } from "../core/context.js";
+import { createToolContext } from "../context.js";
+import type { ToolContext } from "../core/context.js";
+import type { Host } from "../core/host.js";
 import type { McpManager } from "../core/mcp-manager.js";
+import type { PermissionRuleEntry } from "../core/permission.js";
 import { Session } from "../core/session.js";
 import { canonicalPath } from "../fs/canonical.js";
 import { resolveServers } from "../mcp/config.js";
 import { McpClientManager } from "../mcp/manager.js";
-import type { PermissionHandler, PermissionRuleEntry } from "../permissions/types.js";
 import { loadSettings, readJsonFile } from "../settings/load.js";
 import type { Settings } from "../settings/types.js";
 import { type ContextFlags, checkRuleFlags, checkWorkingDir } from "./options.js";
@@ -73,8 +75,8 @@ export function contextFromFlags(
   flags: ContextFlags,
   extra: {
     session?: Session;
-    permissionHandler?: PermissionHandler;
-    nonInteractive?: boolean;
+    /** Who answers questions; by default nobody (asks become denials that name the rule). */
+    host?: Host;
     /** A manager shared between contexts (the MCP server's sessions); by default one is made per context. */
     mcpManager?: McpManager;
   } = {},
@@ -87,8 +89,7 @@ export function contextFromFlags(
     mcpManager: "mcpManager" in extra ? extra.mcpManager : mcpManagerFor(workingDir, config),
     session: extra.session,
     permissionMode: flags.permissionMode,
-    permissionHandler: extra.permissionHandler,
-    nonInteractive: extra.nonInteractive ?? true,
+    host: extra.host,
     rules: cliRules(flags, workingDir),
   });
 }

@@ -1,16 +1,15 @@
-import { homedir } from "node:os";
-import { isAbsolute, resolve } from "node:path";
-import { expandTilde } from "../fs/canonical.js";
-import { evaluatePermission } from "../permissions/evaluate.js";
-import { autoHandler } from "../permissions/handlers.js";
-import { persistRule } from "../permissions/persist.js";
-import type { PermissionDecision, PermissionHandler, PermissionRuleEntry } from "../permissions/types.js";
-import { emptySettings, type Settings } from "../settings/types.js";
-import { CostTracker } from "./cost.js";
+import type { CostTracker } from "./cost.js";
+import type { Host } from "./host.js";
 import type { McpManager } from "./mcp-manager.js";
+import { resolveAgainst } from "./paths.js";
+import type { HookPermission, PermissionDecision, PermissionRuleEntry } from "./permission.js";
 import type { PermissionMode } from "./permission-level.js";
-import { Session, type SessionSlot } from "./session.js";
+import type { Session } from "./session.js";
+import type { Settings } from "./settings.js";
 import type { AnyTool } from "./tool.js";
+import type { ToolSet } from "./toolset.js";
+
+export type { HookPermission } from "./permission.js";
 
 /** Progress of a long call, forwarded to MCP clients that asked for it. */
 export interface Progress {
@@ -19,22 +18,38 @@ export interface Progress {
   message?: string;
 }
 
-/** Runtime state every tool call sees. One per session; the executor derives a ToolCallContext per call. */
+/**
+ * Decides a call: rules and mode first, then the host when they say ask. Supplied by the composition root
+ * (src/context.ts, with src/permissions/decide.ts), so the core does not depend on the permission engine.
+ */
+export type PermissionDecider = (
+  ctx: ToolContext,
+  tool: AnyTool,
+  input: unknown,
+  signal: AbortSignal,
+  hook: HookPermission | undefined,
+) => Promise<PermissionDecision>;
+
+/** Runtime state every tool call sees. One per session (or sub-agent); the executor derives one per call. */
 export interface ToolContext {
-  /** The workspace root: relative paths resolve against it; permissions treat it as inside. */
+  /**
+   * The workspace root: relative paths resolve against it; permissions treat it as inside. Session state,
+   * so EnterWorktree can move it (see core/workspace.ts).
+   */
   readonly workingDir: string;
   /** The current permission mode; setPermissionMode changes it for the rest of the session. */
   readonly permissionMode: PermissionMode;
   setPermissionMode(mode: PermissionMode): void;
-  readonly permissionHandler: PermissionHandler;
+  /** What the host can do for tools: ask a person, approve plans, run prompts, a model. */
+  readonly host: Host;
+  /** The tools this context offers (built-ins for its agent type plus the embedder's own); MCP tools come from mcpManager. */
+  readonly tools: ToolSet;
+  /** The sub-agent type this context serves (`Explore`, a custom agent), undefined for the main conversation. */
+  readonly agentType: string | undefined;
   readonly costTracker: CostTracker;
   readonly sessionId: string;
   readonly session: Session;
-  /** True when nobody can be asked: asks become denials with the reason in the result. */
-  readonly nonInteractive: boolean;
   readonly mcpManager: McpManager | undefined;
-  /** Tools of the embedding application, found by name beside the built-ins (see registry.findTool). */
-  readonly extraTools: readonly AnyTool[];
   /** Merged settings (rules, hooks, env, MCP servers). */
   readonly config: Settings;
   /** Directories outside workingDir that count as inside for permissions. */
@@ -42,7 +57,7 @@ export interface ToolContext {
   /** Resolves a user- or model-supplied path against workingDir (and `~`). */
   resolvePath(path: string): string;
   /**
-   * Decides a call: rules and mode first, then the handler when they say ask. Never throws. `hook` is a
+   * Decides a call: rules and mode first, then the host when they say ask. Never throws. `hook` is a
    * PreToolUse hook's answer: `allow` skips the question but not deny or ask rules; `ask` asks even
    * when the rules would allow (never past a deny rule).
    */
@@ -56,12 +71,8 @@ export interface ToolContext {
   addRules(entries: PermissionRuleEntry[]): void;
   /** Every rule in force: settings, CLI flags and session grants. */
   rules(): readonly PermissionRuleEntry[];
-}
-
-/** What a PreToolUse hook said about permission, with its reason. */
-export interface HookPermission {
-  decision: "allow" | "ask";
-  reason: string;
+  /** The decision flow this context (and every context forked from it) uses. */
+  readonly decider: PermissionDecider;
 }
 
 /** The per-call view: the session context plus this call's signal, id and progress channel. */
@@ -71,150 +82,63 @@ export interface ToolCallContext extends ToolContext {
   reportProgress(progress: Progress): void;
 }
 
-export interface ToolContextOptions {
-  workingDir: string;
+/** What a derived context changes; everything else is read through from its parent. */
+export interface ForkOptions {
+  /** Its own session: read-state, shell directory, task store (a sub-agent's own conversation). */
   session?: Session;
+  /** Its own mode; setPermissionMode on the fork then changes only the fork's. */
   permissionMode?: PermissionMode;
-  permissionHandler?: PermissionHandler;
-  nonInteractive?: boolean;
-  mcpManager?: McpManager;
-  /** Your own tools, run through the same pipeline as the built-ins. */
-  tools?: AnyTool[];
-  config?: Settings;
-  costTracker?: CostTracker;
-  /** Extra rules (CLI `--allow` / `--deny`), added with scope "cli". */
-  rules?: PermissionRuleEntry[];
+  workingDir?: string;
+  tools?: ToolSet;
+  host?: Host;
+  agentType?: string;
 }
 
-/** Session-scoped permission state, so a named session keeps its mode and grants between CLI runs. */
-interface PermissionState {
-  mode: PermissionMode | undefined;
-  granted: PermissionRuleEntry[];
-}
-
-const permissionStateSlot: SessionSlot<PermissionState> = {
-  key: "permissions",
-  create: () => ({ mode: undefined, granted: [] }),
-  save: (s) => s,
-  load: (data) => {
-    const d = data as Partial<PermissionState>;
-    return { mode: d.mode, granted: Array.isArray(d.granted) ? d.granted : [] };
-  },
-};
-
-export function createToolContext(options: ToolContextOptions): ToolContext {
-  const workingDir = resolve(options.workingDir);
-  const session = options.session ?? new Session();
-  const config = options.config ?? emptySettings(workingDir);
-  const state = session.get(permissionStateSlot);
-  const baseMode: PermissionMode = options.permissionMode ?? config.defaultMode ?? "default";
-  const nonInteractive = options.nonInteractive ?? true;
-  const handler = options.permissionHandler ?? autoHandler;
-  const cliRules = options.rules ?? [];
-  const additionalDirectories = config.additionalDirectories.map((d) =>
-    resolve(workingDir, expandTilde(d, homedir())),
-  );
-
-  const context: ToolContext = {
-    workingDir,
+/**
+ * A context derived from `parent` (a sub-agent, a worktree, one call): the fields given are its own, the
+ * rest are read through, so a grant or a mode change in the parent is seen by a fork that did not override it.
+ */
+export function forkContext(parent: ToolContext, options: ForkOptions): ToolContext {
+  let ownMode = options.permissionMode;
+  const fork: ToolContext = {
+    get workingDir() {
+      return options.workingDir ?? parent.workingDir;
+    },
     get permissionMode() {
-      return state.mode ?? baseMode;
+      return ownMode ?? parent.permissionMode;
     },
     setPermissionMode(mode) {
-      state.mode = mode;
+      if (ownMode !== undefined) ownMode = mode;
+      else parent.setPermissionMode(mode);
     },
-    permissionHandler: handler,
-    costTracker: options.costTracker ?? new CostTracker(),
-    sessionId: session.id,
-    session,
-    nonInteractive,
-    mcpManager: options.mcpManager,
-    extraTools: options.tools ?? [],
-    config,
-    additionalDirectories,
+    host: options.host ?? parent.host,
+    tools: options.tools ?? parent.tools,
+    agentType: "agentType" in options ? options.agentType : parent.agentType,
+    costTracker: parent.costTracker,
+    sessionId: options.session?.id ?? parent.sessionId,
+    session: options.session ?? parent.session,
+    mcpManager: parent.mcpManager,
+    config: parent.config,
+    additionalDirectories: parent.additionalDirectories,
     resolvePath(path) {
-      const expanded = expandTilde(path, homedir());
-      return isAbsolute(expanded) ? resolve(expanded) : resolve(workingDir, expanded);
+      return options.workingDir === undefined
+        ? parent.resolvePath(path)
+        : resolveAgainst(path, fork.workingDir);
     },
-    rules() {
-      return [...config.rules, ...cliRules, ...state.granted];
+    checkPermission(tool, input, signal, hook) {
+      return fork.decider(fork, tool, input, signal ?? new AbortController().signal, hook);
     },
-    addRules(entries) {
-      state.granted.push(...entries);
-    },
-    async checkPermission(tool, input, signal, hook) {
-      return decideWithHandler(context, tool, input, signal ?? new AbortController().signal, hook);
-    },
+    addRules: (entries) => parent.addRules(entries),
+    rules: () => parent.rules(),
+    decider: parent.decider,
   };
-  return context;
+  return fork;
 }
 
-async function decideWithHandler(
+/** The per-call context of one tool call. */
+export function callContext(
   ctx: ToolContext,
-  tool: AnyTool,
-  input: unknown,
-  signal: AbortSignal,
-  hook: HookPermission | undefined,
-): Promise<PermissionDecision> {
-  if (tool.permissionLevel === "none") return { behavior: "allow", reason: "this tool needs no permission" };
-  const subject = tool.permissionSubject(input, ctx);
-  const evaluation = {
-    toolName: tool.name,
-    level: tool.permissionLevel,
-    subject,
-    mode: ctx.permissionMode,
-    rules: ctx.rules(),
-    workingDir: ctx.workingDir,
-    additionalDirectories: ctx.additionalDirectories,
-    homeDir: homedir(),
-  };
-  let decision = evaluatePermission(evaluation);
-  // A hook answers the question the mode would ask; deny and ask rules are the user's and still hold.
-  const byAskRule = decision.behavior === "ask" && decision.rule !== undefined;
-  if (hook?.decision === "allow" && decision.behavior !== "deny" && !byAskRule) {
-    return { behavior: "allow", reason: `allowed by a PreToolUse hook: ${hook.reason}` };
-  }
-  if (hook?.decision === "ask" && decision.behavior === "allow") {
-    decision = { behavior: "ask", reason: `a PreToolUse hook asks for approval: ${hook.reason}` };
-  }
-  if (decision.behavior !== "ask") return decision;
-
-  const { suggestRules } = await import("../permissions/suggest.js");
-  const suggestedRules = suggestRules(evaluation);
-  const answer = await ctx.permissionHandler.ask(
-    {
-      toolName: tool.name,
-      input,
-      level: tool.permissionLevel,
-      subject,
-      mode: ctx.permissionMode,
-      reason: decision.reason,
-      suggestedRules,
-      workingDir: ctx.workingDir,
-    },
-    signal,
-  );
-  if (answer.behavior === "deny") {
-    return { behavior: "deny", reason: answer.message ?? `${decision.reason}; the request was declined` };
-  }
-  if (answer.scope !== "once") {
-    ctx.addRules(
-      suggestedRules.map((rule) => ({
-        rule,
-        behavior: "allow",
-        source: { scope: "session", root: ctx.workingDir },
-      })),
-    );
-    if (answer.scope === "always") {
-      try {
-        for (const rule of suggestedRules) persistRule(ctx.config.projectDir, rule);
-      } catch (error) {
-        return {
-          behavior: "allow",
-          reason: `allowed by the user for this session; saving the rule failed: ${(error as Error).message}`,
-        };
-      }
-    }
-  }
-  return { behavior: "allow", reason: `allowed by the user (${answer.scope})` };
+  call: { signal: AbortSignal; toolUseId: string; reportProgress: (progress: Progress) => void },
+): ToolCallContext {
+  return Object.assign(forkContext(ctx, {}), call);
 }

@@ -1,5 +1,6 @@
 import * as z from "zod";
 import type { ToolCallContext, ToolContext } from "./context.js";
+import type { HostCapability } from "./host.js";
 import type { PermissionLevel } from "./permission-level.js";
 import type { ToolResult } from "./result.js";
 
@@ -40,6 +41,12 @@ export interface Tool<Schema extends z.ZodType = z.ZodType> {
   isConcurrencySafe(input: z.output<Schema>): boolean;
   /** What permission rules are matched against for this call. */
   permissionSubject(input: z.output<Schema>, ctx: ToolContext): PermissionSubject;
+  /** What the host must provide for this tool to work (a person to ask, a model); see ToolSet.availableFor. */
+  readonly requires: readonly HostCapability[];
+  /** Why the tool cannot work on this machine (`pwsh` is not installed), or undefined when it can. */
+  unavailableReason(): string | undefined;
+  /** Left out of the tools sent up front; ToolSearch brings its definition into the conversation. */
+  readonly deferred: boolean;
   /** The JSON Schema and description a model sees; computed once. */
   toDefinition(): ToolDefinition;
 }
@@ -58,6 +65,9 @@ export interface ToolSpec<Schema extends z.ZodType> {
   /** Defaults to true for None and ReadOnly tools, false otherwise. */
   isConcurrencySafe?(input: z.output<Schema>): boolean;
   permissionSubject?(input: z.output<Schema>, ctx: ToolContext): PermissionSubject;
+  requires?: readonly HostCapability[];
+  unavailableReason?(): string | undefined;
+  deferred?: boolean;
 }
 
 /** Derives the draft-07 JSON Schema of a tool's input, as models and MCP clients see it. */
@@ -81,6 +91,9 @@ export function defineTool<Schema extends z.ZodType>(spec: ToolSpec<Schema>): To
     execute: spec.execute,
     isConcurrencySafe: spec.isConcurrencySafe ?? (() => readOnly),
     permissionSubject: spec.permissionSubject ?? (() => ({ kind: "none" })),
+    requires: spec.requires ?? [],
+    unavailableReason: spec.unavailableReason ?? (() => undefined),
+    deferred: spec.deferred ?? false,
     toDefinition() {
       definition ??= {
         name: spec.name,

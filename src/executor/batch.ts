@@ -51,9 +51,11 @@ export async function runToolBatch(
   options: Omit<RunOptions, "toolUseId"> = {},
 ): Promise<ToolResult[]> {
   const results: ToolResult[] = new Array(calls.length);
+  // Judged once per call: validation is not free, and runTool validates again after the hooks anyway.
+  const safe = calls.map((call) => concurrencySafe(call, ctx));
   let i = 0;
   while (i < calls.length) {
-    if (!concurrencySafe(calls[i]!, ctx)) {
+    if (!safe[i]) {
       results[i] = await runTool(calls[i]!.name, calls[i]!.input, ctx, {
         ...options,
         toolUseId: calls[i]!.id,
@@ -62,7 +64,7 @@ export async function runToolBatch(
       continue;
     }
     let end = i;
-    while (end < calls.length && concurrencySafe(calls[end]!, ctx)) end++;
+    while (end < calls.length && safe[end]) end++;
     const group = calls.slice(i, end);
     const offset = i;
     await runLimited(group, BATCH_CONCURRENCY, async (call, k) => {

@@ -1,10 +1,11 @@
-import type { Progress, ToolCallContext, ToolContext } from "../core/context.js";
+import { callContext, type Progress, type ToolCallContext, type ToolContext } from "../core/context.js";
 import { formatDuration } from "../core/duration.js";
 import { errorMessage, ToolError } from "../core/errors.js";
 import { CANCEL_GRACE_MS, TOOL_CALL_DEADLINE_MS } from "../core/limits.js";
 import { log } from "../core/log.js";
 import { ToolResult } from "../core/result.js";
 import type { AnyTool } from "../core/tool.js";
+import { unavailableReason } from "../core/toolset.js";
 import { closestToolNames, findTool, toolsFor } from "../registry.js";
 import { validateInput } from "../schema/validate.js";
 import { applyResultBudget } from "./budget.js";
@@ -43,22 +44,6 @@ function unknownTool(name: string, ctx: ToolContext): ToolResult {
   );
 }
 
-function callContext(
-  ctx: ToolContext,
-  signal: AbortSignal,
-  toolUseId: string,
-  onProgress?: (p: Progress) => void,
-) {
-  const call = Object.create(ctx) as ToolCallContext;
-  Object.defineProperties(call, {
-    signal: { value: signal },
-    toolUseId: { value: toolUseId },
-    reportProgress: { value: (p: Progress) => onProgress?.(p) },
-  });
-  return call;
-}
-
-/** Waits for a promise to settle, at most `ms`; never rejects. */
 /** What `promise` resolved to, if it settles within `ms` ({} when it rejected); undefined on time-out. */
 function outcomeWithin(promise: Promise<unknown>, ms: number): Promise<{ value?: unknown } | undefined> {
   let timer: NodeJS.Timeout | undefined;
@@ -161,6 +146,9 @@ async function runPipeline(
 ): Promise<ToolResult> {
   const tool = findTool(name, ctx);
   if (!tool) return unknownTool(name, ctx);
+  // Only reachable by a caller that ignored the tool list: the model was never offered it here.
+  const unavailable = unavailableReason(tool, ctx.host);
+  if (unavailable) return ToolResult.rejected(`${tool.name} is not available here: ${unavailable}.`);
 
   let validation = validateInput(tool, rawInput);
   if (!validation.ok) return ToolResult.rejected(validation.message);
@@ -200,7 +188,11 @@ async function runPipeline(
     const permission = await decide(tool, input, ctx, pre, controller.signal);
     if (permission) return permission;
 
-    const call = callContext(ctx, controller.signal, toolUseId, options.onProgress);
+    const call = callContext(ctx, {
+      signal: controller.signal,
+      toolUseId,
+      reportProgress: (p: Progress) => options.onProgress?.(p),
+    });
     let result = await executeBounded(
       tool,
       input,

@@ -7,12 +7,7 @@ import { dirname, isAbsolute, join, parse, relative, sep } from "node:path";
 /** Symlinks followed while canonicalising one path before giving up (Linux's SYMLOOP_MAX is 40). */
 export const MAX_SYMLINK_HOPS = 40;
 
-/** Expands a leading `~` against the given home directory. */
-export function expandTilde(path: string, homeDir: string): string {
-  if (path === "~") return homeDir;
-  if (path.startsWith("~/")) return join(homeDir, path.slice(2));
-  return path;
-}
+export { expandTilde } from "../core/paths.js";
 
 /**
  * Where a path really leads: every existing component is resolved through symlinks (also dangling

@@ -58,6 +58,7 @@ function answerFor(choice: unknown, request: PermissionRequest): PermissionAnswe
 export function elicitationHandler(clientSupportsElicitation: () => boolean): PermissionHandler {
   return {
     name: "mcp-elicitation",
+    interactive: true,
     async ask(request, signal) {
       const call = currentRequest.getStore();
       if (!call || !clientSupportsElicitation()) return autoHandler.ask(request, signal);

@@ -57,6 +57,9 @@ export function remoteTool(server: string, info: RemoteToolInfo, caller: RemoteC
     maxResultChars: DEFAULT_MAX_RESULT_CHARS,
     isConcurrencySafe: () => false,
     permissionSubject: () => ({ kind: "none" }),
+    requires: [],
+    unavailableReason: () => undefined,
+    deferred: false,
     toDefinition: () => ({ name, description, input_schema: inputSchema }),
     async execute(input, ctx) {
       let result: Awaited<ReturnType<RemoteCaller["callTool"]>>;

@@ -1,12 +1,13 @@
 import { type ListToolsResult, Server } from "@modelcontextprotocol/server";
 import type { ToolContext } from "../core/context.js";
+import { createHost, type Host } from "../core/host.js";
 import { log } from "../core/log.js";
 import type { McpManager } from "../core/mcp-manager.js";
 import { ToolResult } from "../core/result.js";
 import { Session } from "../core/session.js";
 import { ArrivalOrder } from "../executor/arrival-order.js";
 import { runTool } from "../executor/run.js";
-import type { PermissionHandler } from "../permissions/types.js";
+import { autoHandler } from "../permissions/handlers.js";
 import { toMcpTools, toolsFor } from "../registry.js";
 import { toMcpResult } from "./content.js";
 import { currentRequest, elicitationHandler } from "./elicit.js";
@@ -16,8 +17,8 @@ import { progressChannel } from "./progress.js";
 /** Largest `arguments` object a tools/call may carry (as JSON); bigger ones are refused, not parsed by tools. */
 export const MAX_ARGUMENT_CHARS = 4 * 1024 * 1024;
 
-/** Builds the context one connection's calls run in: its own session, asking through `handler`. */
-export type ContextFactory = (session: Session, handler: PermissionHandler) => ToolContext;
+/** Builds the context one connection's calls run in: its own session, served by `host`. */
+export type ContextFactory = (session: Session, host: Host) => ToolContext;
 
 /** One client connection: an SDK server instance and the tool session behind it. */
 export interface ToolSession {
@@ -46,10 +47,12 @@ export function createToolSession(
   const session = new Session();
   const { serverInfo, capabilities, instructions } = serverIdentity();
   const server = new Server(serverInfo, { capabilities, instructions });
-  const ctx = makeContext(
-    session,
-    elicitationHandler(() => Boolean(server.getClientCapabilities()?.elicitation)),
+  const clientAsks = () => Boolean(server.getClientCapabilities()?.elicitation);
+  const host = createHost(
+    { name: "mcp", permissions: elicitationHandler(clientAsks), interactive: clientAsks },
+    autoHandler,
   );
+  const ctx = makeContext(session, host);
   const inFlight = new Map<string | number, AbortController>();
   // Pipelined calls run in arrival order where it matters (a Read before an Edit), reads in parallel.
   const order = new ArrivalOrder(ctx);

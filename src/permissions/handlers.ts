@@ -186,6 +186,7 @@ export function createTerminalHandler({ input, output }: TerminalHandlerOptions)
 
   return {
     name: "terminal",
+    interactive: true,
     ask(request, signal) {
       const answer = queue.then(() => prompt(request, signal));
       queue = answer.catch(() => undefined);

@@ -1,31 +1,17 @@
+import type { PermissionRuleEntry } from "../core/permission.js";
 import type { PermissionLevel, PermissionMode } from "../core/permission-level.js";
 import type { PermissionSubject } from "../core/tool.js";
 
-export type RuleBehavior = "allow" | "ask" | "deny";
-
-/** Where a rule came from: path rules starting with `/` are relative to `root` (the settings file's project). */
-export interface RuleSource {
-  scope: "user" | "project" | "local" | "cli" | "session";
-  /** The settings file the rule was read from, if any. */
-  file?: string;
-  /** The directory `/path` rules are relative to: the project root for project settings, home for user. */
-  root: string;
-}
-
-export interface PermissionRuleEntry {
-  /** The rule as written: `Bash(npm run test:*)`, `Read(./secrets/**)`, `mcp__github__*`. */
-  rule: string;
-  behavior: RuleBehavior;
-  source: RuleSource;
-}
-
-export interface PermissionDecision {
-  behavior: RuleBehavior;
-  /** Why, in words for the model and user ("denied by rule Bash(rm:*) in .claude/settings.json"). */
-  reason: string;
-  /** The rule that decided, when one did. */
-  rule?: PermissionRuleEntry;
-}
+export type {
+  HookPermission,
+  PermissionAnswer,
+  PermissionDecision,
+  PermissionHandler,
+  PermissionRequest,
+  PermissionRuleEntry,
+  RuleBehavior,
+  RuleSource,
+} from "../core/permission.js";
 
 /** Everything a decision depends on; evaluatePermission is a pure function of it (plus realpath). */
 export interface EvaluationInput {
@@ -37,31 +23,4 @@ export interface EvaluationInput {
   workingDir: string;
   additionalDirectories: readonly string[];
   homeDir: string;
-}
-
-/** What a handler is asked when the decision is `ask`. */
-export interface PermissionRequest {
-  toolName: string;
-  input: unknown;
-  level: PermissionLevel;
-  subject: PermissionSubject;
-  mode: PermissionMode;
-  /** Why the call needs approval. */
-  reason: string;
-  /**
-   * The narrowest allow rules that together allow this call (one per part of a compound command),
-   * each checked by the evaluator; empty when no rule can (Dangerous tools, commands too complex to split).
-   */
-  suggestedRules: string[];
-  workingDir: string;
-}
-
-export type PermissionAnswer =
-  | { behavior: "allow"; scope: "once" | "session" | "always" }
-  | { behavior: "deny"; message?: string };
-
-/** Asks a person (or a policy) about one call. Tools never prompt themselves; they go through this. */
-export interface PermissionHandler {
-  readonly name: string;
-  ask(request: PermissionRequest, signal: AbortSignal): Promise<PermissionAnswer>;
 }

@@ -1,13 +1,13 @@
 import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import type { PermissionRuleEntry, RuleBehavior, RuleSource } from "../core/permission.js";
 import { isPermissionMode } from "../core/permission-level.js";
 import { validateRule } from "../permissions/rules.js";
-import type { PermissionRuleEntry, RuleBehavior, RuleSource } from "../permissions/types.js";
 import { locateJsonError } from "./json-error.js";
 import {
   emptySettings,
-  type HookEvent,
+  HOOK_EVENTS,
   type HookMatcher,
   type McpServerConfig,
   type Settings,
@@ -137,7 +137,7 @@ function applyFile(
     settings.defaultMode = permissions.defaultMode;
   }
   const hooks = expectObject(file.hooks, "hooks", where);
-  for (const event of ["PreToolUse", "PostToolUse"] as HookEvent[]) {
+  for (const event of HOOK_EVENTS) {
     const list = hooks[event];
     if (list === undefined) continue;
     if (!Array.isArray(list)) throw new SettingsError(`${where}: "hooks.${event}" must be a list.`);
@@ -145,7 +145,7 @@ function applyFile(
       const m = expectObject(entry, `hooks.${event}[${i}]`, where) as Partial<HookMatcher>;
       if (!Array.isArray(m.hooks))
         throw new SettingsError(`${where}: "hooks.${event}[${i}].hooks" must be a list.`);
-      settings.hooks[event].push({ matcher: m.matcher, hooks: m.hooks });
+      (settings.hooks[event] ??= []).push({ matcher: m.matcher, hooks: m.hooks });
     }
   }
   Object.assign(settings.env, expectObject(file.env, "env", where));

@@ -1,63 +1,20 @@
-import type { PermissionMode } from "../core/permission-level.js";
-import type { PermissionRuleEntry } from "../permissions/types.js";
+import { HOOK_EVENTS, type Settings } from "../core/settings.js";
 
-export type HookEvent = "PreToolUse" | "PostToolUse";
-
-/** Claude Code's hook format: `hooks.PreToolUse[] = { matcher, hooks: [{ type: "command", command, timeout }] }`. */
-export interface HookCommand {
-  type: "command";
-  command: string;
-  /** Seconds. */
-  timeout?: number;
-}
-
-export interface HookMatcher {
-  /** Tool name, `A|B`, a regex, or empty / `*` for every tool. */
-  matcher?: string;
-  hooks: HookCommand[];
-}
-
-export type McpServerConfig =
-  | { type?: "stdio"; command: string; args?: string[]; env?: Record<string, string>; cwd?: string }
-  | { type: "http" | "sse"; url: string; headers?: Record<string, string> };
-
-/** The settings file format (~/.claude/settings.json, .claude/settings.json, .claude/settings.local.json). */
-export interface SettingsFile {
-  permissions?: {
-    allow?: string[];
-    ask?: string[];
-    deny?: string[];
-    additionalDirectories?: string[];
-    defaultMode?: PermissionMode;
-  };
-  hooks?: Partial<Record<HookEvent, HookMatcher[]>>;
-  env?: Record<string, string>;
-  mcpServers?: Record<string, McpServerConfig>;
-  [key: string]: unknown;
-}
-
-/** The merged view of every settings file that applies to a project. */
-export interface Settings {
-  /** Every rule with where it came from, in file order (user, project, local). */
-  rules: PermissionRuleEntry[];
-  additionalDirectories: string[];
-  defaultMode?: PermissionMode;
-  hooks: Record<HookEvent, HookMatcher[]>;
-  env: Record<string, string>;
-  mcpServers: Record<string, McpServerConfig>;
-  /** The merged raw settings, for keys other modules read (later files win, lists concatenate). */
-  raw: SettingsFile;
-  /** The files that were found and read, in merge order. */
-  files: string[];
-  /** The project root (where .claude/ lives) the settings were loaded for. */
-  projectDir: string;
-}
+export {
+  HOOK_EVENTS,
+  type HookCommand,
+  type HookEvent,
+  type HookMatcher,
+  type McpServerConfig,
+  type Settings,
+  type SettingsFile,
+} from "../core/settings.js";
 
 export function emptySettings(projectDir: string): Settings {
   return {
     rules: [],
     additionalDirectories: [],
-    hooks: { PreToolUse: [], PostToolUse: [] },
+    hooks: Object.fromEntries(HOOK_EVENTS.map((event) => [event, []])),
     env: {},
     mcpServers: {},
     raw: {},

@@ -2,7 +2,8 @@ import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach } from "vitest";
-import { createToolContext, type ToolContext, type ToolContextOptions } from "../../src/core/context.js";
+import { createToolContext, type ToolContextOptions } from "../../src/context.js";
+import type { ToolContext } from "../../src/core/context.js";
 import { Session } from "../../src/core/session.js";
 
 const cleanups: Array<() => Promise<void> | void> = [];

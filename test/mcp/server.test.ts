@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { InMemoryTransport } from "@modelcontextprotocol/server";
 import { afterEach, describe, expect, it } from "vitest";
-import { createToolContext } from "../../src/core/context.js";
+import { createToolContext } from "../../src/context.js";
 import { serveToolsOverHttp } from "../../src/mcp/serve-http.js";
 import {
   type ContextFactory,
@@ -25,8 +25,7 @@ function factory(
   workingDir: string,
   permissionMode: "default" | "bypassPermissions" = "bypassPermissions",
 ): ContextFactory {
-  return (session, permissionHandler) =>
-    createToolContext({ workingDir, session, permissionHandler, permissionMode });
+  return (session, host) => createToolContext({ workingDir, session, host, permissionMode });
 }
 
 type Elicit = (message: string) => {

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createToolContext } from "../../src/core/context.js";
+import { createToolContext } from "../../src/context.js";
 import { ToolResult } from "../../src/core/result.js";
 import { defineTool } from "../../src/core/tool.js";
 import { localSettingsPath } from "../../src/permissions/persist.js";

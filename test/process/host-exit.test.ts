@@ -15,7 +15,7 @@ const src = (path: string) => pathToFileURL(join(import.meta.dirname, "../../src
 function hostScript(secs: string, ending: string): string {
   return `
 import { runTool } from ${JSON.stringify(src("executor/run.ts"))};
-import { createToolContext } from ${JSON.stringify(src("core/context.ts"))};
+import { createToolContext } from ${JSON.stringify(src("context.ts"))};
 const ctx = createToolContext({ workingDir: process.argv[2], permissionMode: "bypassPermissions" });
 for (let i = 0; i < 2; i++) await runTool("Bash", { command: "sleep ${secs}", run_in_background: true }, ctx);
 await runTool("Bash", { command: "setsid sleep ${secs} >/dev/null 2>&1 & wait", run_in_background: true }, ctx);

@@ -62,7 +62,7 @@ describe("loadSettings", () => {
     user({ hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "a" }] }] } });
     shared({ hooks: { PreToolUse: [{ matcher: "Edit", hooks: [{ type: "command", command: "b" }] }] } });
     const s = loadSettings(project, env);
-    expect(s.hooks.PreToolUse.map((m) => m.matcher)).toEqual(["Bash", "Edit"]);
+    expect(s.hooks.PreToolUse?.map((m) => m.matcher)).toEqual(["Bash", "Edit"]);
     expect(s.hooks.PostToolUse).toEqual([]);
   });
 

@@ -67,8 +67,8 @@ async function serve(flags: ServeFlags): Promise<void> {
     if (error instanceof SettingsError) return usageError("mcp", error.message);
     throw error;
   }
-  const makeContext: ContextFactory = (session, permissionHandler) =>
-    contextFromFlags(flags, { session, permissionHandler, mcpManager: manager });
+  const makeContext: ContextFactory = (session, host) =>
+    contextFromFlags(flags, { session, host, mcpManager: manager });
   // Other servers' tools join the list when they connect (clients hear tools/list_changed).
   if (manager) setImmediate(() => void manager.connect());
 

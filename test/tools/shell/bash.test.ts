@@ -1,7 +1,8 @@
 import { mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createToolContext, type Progress } from "../../../src/core/context.js";
+import { createToolContext } from "../../../src/context.js";
+import type { Progress } from "../../../src/core/context.js";
 import { ToolResult } from "../../../src/core/result.js";
 import { Session } from "../../../src/core/session.js";
 import { runTool } from "../../../src/executor/run.js";

@@ -1,0 +1,100 @@
+import { homedir } from "node:os";
+import { resolve } from "node:path";
+import type { ToolContext } from "./core/context.js";
+import { CostTracker } from "./core/cost.js";
+import { createHost, type Host } from "./core/host.js";
+import type { McpManager } from "./core/mcp-manager.js";
+import { expandTilde, resolveAgainst } from "./core/paths.js";
+import type { PermissionHandler, PermissionRuleEntry } from "./core/permission.js";
+import type { PermissionMode } from "./core/permission-level.js";
+import { Session } from "./core/session.js";
+import type { Settings } from "./core/settings.js";
+import type { AnyTool } from "./core/tool.js";
+import type { ToolSet } from "./core/toolset.js";
+import { workspaceSlot } from "./core/workspace.js";
+import { decideWithHost, permissionStateSlot } from "./permissions/decide.js";
+import { autoHandler } from "./permissions/handlers.js";
+import { builtinTools } from "./registry.js";
+import { emptySettings } from "./settings/types.js";
+
+/**
+ * The composition root: where the core's interfaces meet the permission engine, the built-in tools and a
+ * host. Every host (library, CLI, MCP server, agent loop) builds its contexts here.
+ */
+
+export interface ToolContextOptions {
+  workingDir: string;
+  session?: Session;
+  permissionMode?: PermissionMode;
+  /** What the host can do for tools; by default one with nobody to ask (asks become denials naming the rule). */
+  host?: Host;
+  /** Shorthand for a host that only answers permission questions through this handler. */
+  permissionHandler?: PermissionHandler;
+  mcpManager?: McpManager;
+  /** Your own tools, run through the same pipeline as the built-ins; a name already taken is an error. */
+  tools?: AnyTool[];
+  /** The built-in tools to start from (an agent type's selection); every built-in by default. */
+  toolSet?: ToolSet;
+  /** The sub-agent type this context serves; rules scoped to agent types match against it. */
+  agentType?: string;
+  config?: Settings;
+  costTracker?: CostTracker;
+  /** Extra rules (CLI `--allow` / `--deny`), added with scope "cli". */
+  rules?: PermissionRuleEntry[];
+}
+
+/** A host made of one permission handler; it reaches a person when the handler says it does. */
+export function hostFromHandler(handler: PermissionHandler): Host {
+  return createHost({ permissions: handler, interactive: handler.interactive ?? false }, autoHandler);
+}
+
+export function createToolContext(options: ToolContextOptions): ToolContext {
+  const baseDir = resolve(options.workingDir);
+  const session = options.session ?? new Session();
+  const config = options.config ?? emptySettings(baseDir);
+  const state = session.get(permissionStateSlot);
+  const workspace = session.get(workspaceSlot);
+  const baseMode: PermissionMode = options.permissionMode ?? config.defaultMode ?? "default";
+  const host =
+    options.host ??
+    (options.permissionHandler ? hostFromHandler(options.permissionHandler) : createHost({}, autoHandler));
+  const cliRules = options.rules ?? [];
+  const additionalDirectories = config.additionalDirectories.map((d) =>
+    resolve(baseDir, expandTilde(d, homedir())),
+  );
+
+  const context: ToolContext = {
+    get workingDir() {
+      return workspace.workingDir ?? baseDir;
+    },
+    get permissionMode() {
+      return state.mode ?? baseMode;
+    },
+    setPermissionMode(mode) {
+      state.mode = mode;
+    },
+    host,
+    tools: (options.toolSet ?? builtinTools()).with(options.tools ?? []),
+    agentType: options.agentType,
+    costTracker: options.costTracker ?? new CostTracker(),
+    sessionId: session.id,
+    session,
+    mcpManager: options.mcpManager,
+    config,
+    additionalDirectories,
+    resolvePath(path) {
+      return resolveAgainst(path, context.workingDir);
+    },
+    rules() {
+      return [...config.rules, ...cliRules, ...state.granted];
+    },
+    addRules(entries) {
+      state.granted.push(...entries);
+    },
+    checkPermission(tool, input, signal, hook) {
+      return context.decider(context, tool, input, signal ?? new AbortController().signal, hook);
+    },
+    decider: decideWithHost,
+  };
+  return context;
+}

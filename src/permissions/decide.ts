@@ -1,0 +1,91 @@
+import { homedir } from "node:os";
+import type { PermissionDecider, ToolContext } from "../core/context.js";
+import type { PermissionDecision, PermissionRuleEntry } from "../core/permission.js";
+import type { PermissionMode } from "../core/permission-level.js";
+import type { SessionSlot } from "../core/session.js";
+import { evaluatePermission } from "./evaluate.js";
+import { persistRule } from "./persist.js";
+
+/** Session-scoped permission state, so a named session keeps its mode and grants between CLI runs. */
+export interface PermissionState {
+  mode: PermissionMode | undefined;
+  granted: PermissionRuleEntry[];
+}
+
+export const permissionStateSlot: SessionSlot<PermissionState> = {
+  key: "permissions",
+  create: () => ({ mode: undefined, granted: [] }),
+  save: (s) => s,
+  load: (data) => {
+    const d = data as Partial<PermissionState>;
+    return { mode: d.mode, granted: Array.isArray(d.granted) ? d.granted : [] };
+  },
+};
+
+/**
+ * The ask → grant → persist flow: rules and mode decide first; a PreToolUse hook may answer the question
+ * the mode would ask; what is still `ask` goes to the host, and a remembered answer becomes session rules
+ * (and, for "always", a rule saved to the project's local settings).
+ */
+export const decideWithHost: PermissionDecider = async (ctx, tool, input, signal, hook) => {
+  if (tool.permissionLevel === "none") return { behavior: "allow", reason: "this tool needs no permission" };
+  const subject = tool.permissionSubject(input, ctx);
+  const evaluation = {
+    toolName: tool.name,
+    level: tool.permissionLevel,
+    subject,
+    mode: ctx.permissionMode,
+    rules: ctx.rules(),
+    workingDir: ctx.workingDir,
+    additionalDirectories: ctx.additionalDirectories,
+    homeDir: homedir(),
+  };
+  let decision = evaluatePermission(evaluation);
+  // A hook answers the question the mode would ask; deny and ask rules are the user's and still hold.
+  const byAskRule = decision.behavior === "ask" && decision.rule !== undefined;
+  if (hook?.decision === "allow" && decision.behavior !== "deny" && !byAskRule) {
+    return { behavior: "allow", reason: `allowed by a PreToolUse hook: ${hook.reason}` };
+  }
+  if (hook?.decision === "ask" && decision.behavior === "allow") {
+    decision = { behavior: "ask", reason: `a PreToolUse hook asks for approval: ${hook.reason}` };
+  }
+  if (decision.behavior !== "ask") return decision;
+
+  const { suggestRules } = await import("./suggest.js");
+  const suggestedRules = suggestRules(evaluation);
+  const answer = await ctx.host.askPermission(
+    {
+      toolName: tool.name,
+      input,
+      level: tool.permissionLevel,
+      subject,
+      mode: ctx.permissionMode,
+      reason: decision.reason,
+      suggestedRules,
+      workingDir: ctx.workingDir,
+    },
+    signal,
+  );
+  if (answer.behavior === "deny") {
+    return { behavior: "deny", reason: answer.message ?? `${decision.reason}; the request was declined` };
+  }
+  if (answer.scope !== "once") return remember(ctx, suggestedRules, answer.scope);
+  return { behavior: "allow", reason: "allowed by the user (once)" };
+};
+
+function remember(ctx: ToolContext, rules: string[], scope: "session" | "always"): PermissionDecision {
+  ctx.addRules(
+    rules.map((rule) => ({ rule, behavior: "allow", source: { scope: "session", root: ctx.workingDir } })),
+  );
+  if (scope === "always") {
+    try {
+      for (const rule of rules) persistRule(ctx.config.projectDir, rule);
+    } catch (error) {
+      return {
+        behavior: "allow",
+        reason: `allowed by the user for this session; saving the rule failed: ${(error as Error).message}`,
+      };
+    }
+  }
+  return { behavior: "allow", reason: `allowed by the user (${scope})` };
+}
