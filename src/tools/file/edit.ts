@@ -5,6 +5,7 @@ import { InputError, ToolError } from "../../core/errors.js";
 import { PermissionLevel } from "../../core/permission-level.js";
 import { ToolResult } from "../../core/result.js";
 import { defineTool } from "../../core/tool.js";
+import { ToolName } from "../../core/tool-names.js";
 import {
   applySplices,
   type DecodedText,
@@ -137,7 +138,7 @@ function plan(path: string, decoded: DecodedText, input: EditInput): { rung: Run
 }
 
 export const editTool = defineTool({
-  name: "Edit",
+  name: ToolName.Edit,
   description,
   permissionLevel: PermissionLevel.Write,
   inputSchema,

@@ -5,6 +5,7 @@ import { InputError, ToolError } from "../../core/errors.js";
 import { PermissionLevel } from "../../core/permission-level.js";
 import { ToolResult } from "../../core/result.js";
 import { defineTool } from "../../core/tool.js";
+import { ToolName } from "../../core/tool-names.js";
 import { applySplices, decodeText, type Splice, spliceBytes, unencodable } from "../../fs/codec.js";
 import { missingFileMessage } from "../../fs/missing-file.js";
 import { pathSubject } from "../../fs/paths.js";
@@ -198,7 +199,7 @@ async function editNotebook(
 }
 
 export const notebookEditTool = defineTool({
-  name: "NotebookEdit",
+  name: ToolName.NotebookEdit,
   description,
   permissionLevel: PermissionLevel.Write,
   inputSchema,

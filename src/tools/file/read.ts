@@ -5,6 +5,7 @@ import { InputError, ToolError } from "../../core/errors.js";
 import { PermissionLevel } from "../../core/permission-level.js";
 import { type ContentBlock, ToolResult } from "../../core/result.js";
 import { defineTool } from "../../core/tool.js";
+import { ToolName } from "../../core/tool-names.js";
 import { decodeText, looksLikeText, MAX_DECODED_FILE_BYTES } from "../../fs/codec.js";
 import { missingFileMessage } from "../../fs/missing-file.js";
 import { pathSubject } from "../../fs/paths.js";
@@ -204,7 +205,7 @@ async function readLargeText(
 }
 
 export const readTool = defineTool({
-  name: "Read",
+  name: ToolName.Read,
   description,
   permissionLevel: PermissionLevel.ReadOnly,
   inputSchema,

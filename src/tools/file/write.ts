@@ -2,6 +2,7 @@ import * as z from "zod";
 import { PermissionLevel } from "../../core/permission-level.js";
 import { ToolResult } from "../../core/result.js";
 import { defineTool } from "../../core/tool.js";
+import { ToolName } from "../../core/tool-names.js";
 import { DEFAULT_FORMAT, decodeText, encodeText, unencodable, viewOf } from "../../fs/codec.js";
 import { newFileFormat } from "../../fs/editorconfig.js";
 import { pathSubject } from "../../fs/paths.js";
@@ -31,7 +32,7 @@ function lineCount(text: string): number {
 }
 
 export const writeTool = defineTool({
-  name: "Write",
+  name: ToolName.Write,
   description,
   permissionLevel: PermissionLevel.Write,
   inputSchema,

@@ -3,10 +3,11 @@ import { errorMessage, ToolError } from "../../core/errors.js";
 import { PermissionLevel } from "../../core/permission-level.js";
 import { ToolResult } from "../../core/result.js";
 import { defineTool } from "../../core/tool.js";
+import { ToolName } from "../../core/tool-names.js";
 import { requireMcpManager } from "./manager.js";
 
 export const listMcpResources = defineTool({
-  name: "ListMcpResources",
+  name: ToolName.ListMcpResources,
   description:
     "Lists the resources (files, documents, data) that connected MCP servers offer: uri, name, MIME type and server of each.\n" +
     "Pass `server` to list one server's resources; omit it to list every server's. Read one with ReadMcpResource.",

@@ -5,6 +5,7 @@ import { PermissionLevel } from "../../core/permission-level.js";
 import type { ContentBlock } from "../../core/result.js";
 import { ToolResult } from "../../core/result.js";
 import { defineTool } from "../../core/tool.js";
+import { ToolName } from "../../core/tool-names.js";
 import { fromResourceContents } from "../../mcp/content.js";
 import { requireMcpManager } from "./manager.js";
 
@@ -31,7 +32,7 @@ async function whatExists(manager: McpManager, server: string, signal: AbortSign
 const sentence = (text: string) => (/[.!?]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`);
 
 export const readMcpResource = defineTool({
-  name: "ReadMcpResource",
+  name: ToolName.ReadMcpResource,
   description:
     "Reads one resource from an MCP server by its URI (find URIs with ListMcpResources).\n" +
     "Text comes back as text and images as images; other binary contents are saved to a file whose path is returned.",

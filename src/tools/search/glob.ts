@@ -2,8 +2,10 @@ import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import picomatch from "picomatch";
 import * as z from "zod";
 import type { ToolCallContext } from "../../core/context.js";
+import { PermissionLevel } from "../../core/permission-level.js";
 import { ToolResult } from "../../core/result.js";
 import { defineTool } from "../../core/tool.js";
+import { ToolName } from "../../core/tool-names.js";
 import { hiddenFromSearch } from "../../permissions/read-restriction.js";
 import { hiddenNote, searchBackendHiding } from "../../search/backend.js";
 import { IgnoreRules } from "../../search/ignore-rules.js";
@@ -80,13 +82,13 @@ async function execute(input: Input, ctx: ToolCallContext): Promise<ToolResult> 
 }
 
 export const globTool = defineTool({
-  name: "Glob",
+  name: ToolName.Glob,
   description:
     'Finds files by name with a glob pattern such as "**/*.ts" or "src/**/*.{js,jsx}". A pattern ' +
     'without "/" matches file names at any depth. Hidden and git-ignored files are included (the ' +
     `result says how many of the shown files are ignored); .git is not. Lists at most ${MAX_GLOB_RESULTS} ` +
     "paths, most recently modified first. Use Grep to search file contents.",
-  permissionLevel: "readOnly",
+  permissionLevel: PermissionLevel.ReadOnly,
   inputSchema,
   isConcurrencySafe: () => true,
   permissionSubject: (input, ctx) => ({

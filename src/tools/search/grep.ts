@@ -1,7 +1,9 @@
 import * as z from "zod";
 import type { ToolCallContext } from "../../core/context.js";
+import { PermissionLevel } from "../../core/permission-level.js";
 import { ToolResult } from "../../core/result.js";
 import { defineTool } from "../../core/tool.js";
+import { ToolName } from "../../core/tool-names.js";
 import { hiddenFromSearch } from "../../permissions/read-restriction.js";
 import { hiddenNote, searchBackendHiding } from "../../search/backend.js";
 import { contentPage, formatCounts, formatFiles, type Page, pageNote } from "../../search/format.js";
@@ -194,7 +196,7 @@ async function search(input: Input, ctx: ToolCallContext, backend: SearchBackend
 }
 
 export const grepTool = defineTool({
-  name: "Grep",
+  name: ToolName.Grep,
   description:
     "Searches file contents with ripgrep. Takes a regular expression (ripgrep syntax: escape literal " +
     "braces and parentheses, e.g. `interface\\{\\}`). Respects .gitignore, searches hidden files, skips " +
@@ -205,7 +207,7 @@ export const grepTool = defineTool({
     "lets a pattern span lines.\n" +
     `- Results are paged: head_limit (default ${DEFAULT_HEAD_LIMIT}, 0 = all) and offset.\n` +
     "Use Grep rather than grep or rg through Bash: its results are paged and its paths are relative.",
-  permissionLevel: "readOnly",
+  permissionLevel: PermissionLevel.ReadOnly,
   inputSchema,
   isConcurrencySafe: () => true,
   permissionSubject: (input, ctx) => ({

@@ -1,5 +1,6 @@
 import type { ToolContext } from "../../core/context.js";
 import { InputError } from "../../core/errors.js";
+import { ToolName } from "../../core/tool-names.js";
 import { type RunningTask, type Task, taskStoreSlot } from "../../tasks/store.js";
 
 /** The session's task with this id, when it is one that runs; otherwise an error naming the ids there are. */
@@ -14,7 +15,7 @@ export function findRunTask(ctx: ToolContext, id: string): Task & Pick<RunningTa
       throw new InputError(
         `Task ${id} (${past.description}) was started by an earlier process of this session and ended with it ` +
           `(${past.status}${code}): background tasks live only as long as the process that started them, so ` +
-          `start long jobs under one long-lived process (cc-tools mcp). Its output is in ${past.outputFile}; read it with Read.`,
+          `start long jobs under one long-lived process (cc-tools mcp). Its output is in ${past.outputFile}; read it with ${ToolName.Read}.`,
       );
     }
     const known = store.list().filter((t) => t.run);

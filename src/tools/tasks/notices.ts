@@ -1,4 +1,5 @@
 import type { ToolContext } from "../../core/context.js";
+import { ToolName } from "../../core/tool-names.js";
 import { taskStoreSlot } from "../../tasks/store.js";
 
 /** Longest command shown in a notice; the task id is what the model needs. */
@@ -19,6 +20,6 @@ export function endedTaskNotices(ctx: ToolContext): string[] {
           : task.description;
       const code =
         task.exitCode === undefined || task.exitCode === null ? "" : `, exit code ${task.exitCode}`;
-      return `Background task ${task.id} (${what}) has ended: ${task.status}${code}. Read its output with TaskOutput (task_id "${task.id}").`;
+      return `Background task ${task.id} (${what}) has ended: ${task.status}${code}. Read its output with ${ToolName.TaskOutput} (task_id "${task.id}").`;
     });
 }

@@ -3,6 +3,7 @@ import * as z from "zod";
 import { PermissionLevel } from "../../core/permission-level.js";
 import { ToolResult } from "../../core/result.js";
 import { defineTool } from "../../core/tool.js";
+import { ToolName } from "../../core/tool-names.js";
 import { renderOutput } from "../../process/render.js";
 import { type Task, taskStoreSlot } from "../../tasks/store.js";
 import { findRunTask } from "./lookup.js";
@@ -23,13 +24,15 @@ function describe(task: Task, retrieval: "success" | "timeout" | "not_ready", ou
   const none = task.status === "running" ? "(no output yet)" : "(no output)";
   lines.push(output ? `<output>\n${output}\n</output>` : `<output>${none}</output>`);
   if (retrieval === "timeout") {
-    lines.push("The task is still running. Call TaskOutput again to keep waiting, or TaskStop to end it.");
+    lines.push(
+      `The task is still running. Call ${ToolName.TaskOutput} again to keep waiting, or ${ToolName.TaskStop} to end it.`,
+    );
   }
   return lines.join("\n");
 }
 
 export const taskOutputTool = defineTool({
-  name: "TaskOutput",
+  name: ToolName.TaskOutput,
   aliases: ["BashOutput"],
   description: [
     "Reads the output of a background task (a command started with run_in_background, or a sub-agent).",

@@ -3,10 +3,11 @@ import { InputError } from "../../core/errors.js";
 import { PermissionLevel } from "../../core/permission-level.js";
 import { ToolResult } from "../../core/result.js";
 import { defineTool } from "../../core/tool.js";
+import { ToolName } from "../../core/tool-names.js";
 import { findRunTask } from "./lookup.js";
 
 export const taskStopTool = defineTool({
-  name: "TaskStop",
+  name: ToolName.TaskStop,
   aliases: ["KillShell", "KillBash"],
   description:
     "Stops a background task of this session (a run_in_background command or a sub-agent) together with every process it started. Takes the task id (shell_id is accepted too).",
