@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, join, resolve } from "node:path";
-import { createToolContext, type ToolContext } from "../core/context.js";
+import { createToolContext, type McpClientInfo, type ToolContext } from "../core/context.js";
 import type { McpManager } from "../core/mcp-manager.js";
 import { Session } from "../core/session.js";
 import { canonicalPath } from "../fs/canonical.js";
@@ -77,6 +77,8 @@ export function contextFromFlags(
     nonInteractive?: boolean;
     /** A manager shared between contexts (the MCP server's sessions); by default one is made per context. */
     mcpManager?: McpManager;
+    /** The MCP client the tools are served to (`cc-tools mcp`). */
+    mcpClient?: McpClientInfo;
   } = {},
 ): ToolContext {
   const workingDir = checkWorkingDir(flags.cwd);
@@ -90,5 +92,6 @@ export function contextFromFlags(
     permissionHandler: extra.permissionHandler,
     nonInteractive: extra.nonInteractive ?? true,
     rules: cliRules(flags, workingDir),
+    mcpClient: extra.mcpClient,
   });
 }

@@ -39,6 +39,8 @@ export interface ToolContext {
   readonly config: Settings;
   /** Directories outside workingDir that count as inside for permissions. */
   readonly additionalDirectories: readonly string[];
+  /** Set when the tools are served to an MCP client (see ToolContextOptions.mcpClient). */
+  readonly mcpClient: McpClientInfo | undefined;
   /** Resolves a user- or model-supplied path against workingDir (and `~`). */
   resolvePath(path: string): string;
   /**
@@ -56,6 +58,15 @@ export interface ToolContext {
   addRules(entries: PermissionRuleEntry[]): void;
   /** Every rule in force: settings, CLI flags and session grants. */
   rules(): readonly PermissionRuleEntry[];
+}
+
+/** The MCP client the tools are served to: it has tools of its own, and may ask its user before each call. */
+export interface McpClientInfo {
+  /**
+   * The client asked its user before sending each call, so an ask about what the call visibly does inside
+   * the workspace is answered by that (src/permissions/client-consent.ts). Off for `--permission-mode`.
+   */
+  readonly approvesCalls: boolean;
 }
 
 /** What a PreToolUse hook said about permission, with its reason. */
@@ -84,6 +95,8 @@ export interface ToolContextOptions {
   costTracker?: CostTracker;
   /** Extra rules (CLI `--allow` / `--deny`), added with scope "cli". */
   rules?: PermissionRuleEntry[];
+  /** The MCP client the tools are served to, when they are. */
+  mcpClient?: McpClientInfo;
 }
 
 /** Session-scoped permission state, so a named session keeps its mode and grants between CLI runs. */
@@ -132,6 +145,7 @@ export function createToolContext(options: ToolContextOptions): ToolContext {
     extraTools: options.tools ?? [],
     config,
     additionalDirectories,
+    mcpClient: options.mcpClient,
     resolvePath(path) {
       const expanded = expandTilde(path, homedir());
       return isAbsolute(expanded) ? resolve(expanded) : resolve(workingDir, expanded);
@@ -178,6 +192,11 @@ async function decideWithHandler(
     decision = { behavior: "ask", reason: `a PreToolUse hook asks for approval: ${hook.reason}` };
   }
   if (decision.behavior !== "ask") return decision;
+  if (ctx.mcpClient?.approvesCalls && hook?.decision !== "ask") {
+    const { clientApproval } = await import("../permissions/client-consent.js");
+    const approved = clientApproval(evaluation);
+    if (approved) return approved;
+  }
 
   const { suggestRules } = await import("../permissions/suggest.js");
   const suggestedRules = suggestRules(evaluation);
