@@ -4,7 +4,12 @@ import { expandTilde } from "../fs/canonical.js";
 import { evaluatePermission } from "../permissions/evaluate.js";
 import { autoHandler } from "../permissions/handlers.js";
 import { persistRule } from "../permissions/persist.js";
-import type { PermissionDecision, PermissionHandler, PermissionRuleEntry } from "../permissions/types.js";
+import type {
+  EvaluationInput,
+  PermissionDecision,
+  PermissionHandler,
+  PermissionRuleEntry,
+} from "../permissions/types.js";
 import { emptySettings, type Settings } from "../settings/types.js";
 import { CostTracker } from "./cost.js";
 import type { McpManager } from "./mcp-manager.js";
@@ -172,7 +177,7 @@ async function decideWithHandler(
 ): Promise<PermissionDecision> {
   if (tool.permissionLevel === "none") return { behavior: "allow", reason: "this tool needs no permission" };
   const subject = tool.permissionSubject(input, ctx);
-  const evaluation = {
+  let evaluation: EvaluationInput = {
     toolName: tool.name,
     level: tool.permissionLevel,
     subject,
@@ -193,9 +198,11 @@ async function decideWithHandler(
   }
   if (decision.behavior !== "ask") return decision;
   if (ctx.mcpClient?.approvesCalls && hook?.decision !== "ask") {
+    // One consent, not two: what is left to ask (and why) is what the client's approval does not cover.
     const { clientApproval } = await import("../permissions/client-consent.js");
-    const approved = clientApproval(evaluation);
-    if (approved) return approved;
+    const consent = clientApproval(evaluation);
+    if (consent?.decision.behavior === "allow") return consent.decision;
+    if (consent?.decision.behavior === "ask") ({ decision, input: evaluation } = consent);
   }
 
   const { suggestRules } = await import("../permissions/suggest.js");

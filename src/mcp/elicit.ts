@@ -110,8 +110,8 @@ export function noOneAsked(request: PermissionRequest, why: string): PermissionA
     ? `Ask the user to allow ${rules} in cc-tools' permissions, then retry.`
     : "No permission rule can allow it: ask the user to run it themselves.";
   const how = rules
-    ? `to allow it, add ${rules.replaceAll("`", '"')} to permissions.allow in ${request.workingDir}/.claude/settings.local.json, or start 'cc-tools mcp' with ${request.suggestedRules.map((r) => `--allow '${r}'`).join(" ")}`
-    : "no rule can allow it (run it yourself, or use --permission-mode bypassPermissions)";
+    ? `To allow it, add ${rules.replaceAll("`", '"')} to permissions.allow in ${request.workingDir}/.claude/settings.local.json, or start 'cc-tools mcp' with ${request.suggestedRules.map((r) => `--allow '${r}'`).join(" ")}`
+    : "No allow rule can cover it (an ask rule or the Dangerous level needs a person each time): use a client that shows cc-tools' questions, or run it yourself";
   log.warn(
     `refused ${request.toolName}: ${request.reason}; no user could be asked (${why}). ${how}. See docs/MCP.md, "Permissions under MCP".`,
   );

@@ -72,7 +72,8 @@ export function selfInvocation(config: McpServerConfig, cwd: string): string | u
   const operands = args.filter((a) => !a.startsWith("-"));
   if (SCRIPT_RUNNERS.has(command) && operands[0] !== undefined && isOwnProgram(operands[0], where))
     return `it runs cc-tools itself (${operands[0]})`;
-  const viaSubcommand = RUNNER_SUBCOMMANDS.has(operands[0] ?? "") && ["npm", "pnpm", "yarn"].includes(command);
+  const viaSubcommand =
+    RUNNER_SUBCOMMANDS.has(operands[0] ?? "") && ["npm", "pnpm", "yarn"].includes(command);
   const spec = PACKAGE_RUNNERS.has(command) ? operands[0] : viaSubcommand ? operands[1] : undefined;
   const packageFlag = args.find((a) => /^--package=/.test(a))?.slice("--package=".length);
   if ((spec && OWN_PACKAGE.test(spec)) || (packageFlag && OWN_PACKAGE.test(packageFlag)))

@@ -14,9 +14,12 @@ import type { EvaluationInput, PermissionDecision, PermissionRuleEntry } from ".
  *
  * It is decided by the one evaluator: the call is judged as in acceptEdits mode, with the exact allow rules
  * that name this call's commands or tool (never a file rule, so a path's place is what decides). Whatever
- * that does not allow is not covered by the client's approval.
+ * that does not allow is not covered by the client's approval; that judgement (and its input, so the rules
+ * suggested to the user are only the ones still missing) is returned for the question that follows.
  */
-export function clientApproval(input: EvaluationInput): PermissionDecision | undefined {
+export function clientApproval(
+  input: EvaluationInput,
+): { decision: PermissionDecision; input: EvaluationInput } | undefined {
   if (input.level === "dangerous" || (input.mode !== "default" && input.mode !== "acceptEdits"))
     return undefined;
   const asEdits: EvaluationInput = { ...input, mode: "acceptEdits" };
@@ -27,10 +30,14 @@ export function clientApproval(input: EvaluationInput): PermissionDecision | und
       : suggestRules(asEdits)
           .filter(ownTool)
           .map((rule) => ({ rule, behavior: "allow", source: { scope: "session", root: input.workingDir } }));
-  const decision = evaluatePermission({ ...asEdits, rules: [...input.rules, ...grants] });
-  if (decision.behavior !== "allow") return undefined;
+  const judged: EvaluationInput = { ...asEdits, rules: [...input.rules, ...grants] };
+  const decision = evaluatePermission(judged);
+  if (decision.behavior !== "allow") return { decision, input: judged };
   return {
-    behavior: "allow",
-    reason: "approved by the MCP client, which asked its user before sending the call",
+    decision: {
+      behavior: "allow",
+      reason: "approved by the MCP client, which asked its user before sending the call",
+    },
+    input: judged,
   };
 }

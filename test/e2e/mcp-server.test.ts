@@ -1,5 +1,5 @@
 import { execFile, spawn } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/client";
@@ -88,12 +88,25 @@ describe("cc-tools mcp (built CLI) with the SDK client", () => {
     expect(text(grep)).toContain("a.ts");
   });
 
-  it("refuses a call that needs approval and names the rule that would allow it", async () => {
+  it("runs what the client approved inside the workspace; --permission-mode default asks for it again", async () => {
     const { dir, env } = workspace();
     const client = await serve(dir, env);
-    const denied = await client.callTool({ name: "Bash", arguments: { command: "touch x" } });
+    const made = await client.callTool({ name: "Bash", arguments: { command: "touch x" } });
+    expect(made.isError).toBeFalsy();
+    expect(existsSync(join(dir, "x"))).toBe(true);
+    const outside = join(tempDir("cc-tools-outside-"), "y");
+    const far = await client.callTool({ name: "Bash", arguments: { command: `touch ${outside}` } });
+    expect(far.isError).toBeFalsy(); // a command's arguments are the client's to judge; redirections are not
+    const redirect = await client.callTool({ name: "Bash", arguments: { command: `echo 1 > ${outside}2` } });
+    expect(redirect.isError).toBe(true);
+    expect(text(redirect)).toContain("no user could be asked");
+    expect(existsSync(`${outside}2`)).toBe(false);
+
+    const strict = await serve(dir, env, ["--permission-mode", "default"]);
+    const denied = await strict.callTool({ name: "Bash", arguments: { command: "touch z" } });
     expect(denied.isError).toBe(true);
-    expect(text(denied)).toMatch(/--allow '.*Bash/);
+    expect(text(denied)).toContain("Ask the user to allow `Bash(touch z)`");
+    expect(existsSync(join(dir, "z"))).toBe(false);
   });
 
   it("cancelling a Bash sleep leaves no sleep process; closing stdin kills background jobs", async () => {

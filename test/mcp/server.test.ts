@@ -152,7 +152,7 @@ describe("MCP server session", () => {
     const dir = tempDir();
     writeFileSync(join(dir, "a.txt"), "hi\n");
     const asked: string[] = [];
-    const answers = ["deny", "allow_once"];
+    const answers = ["Deny", "Allow once"];
     const { client } = await connect(factory(dir, "default"), (message) => {
       asked.push(message);
       return { action: "accept", content: { decision: answers.shift() ?? "deny" } };
@@ -163,14 +163,14 @@ describe("MCP server session", () => {
     const allowed = await client.callTool({ name: "Bash", arguments: { command: "echo two" } });
     expect(text(allowed)).toContain("two");
     expect(asked).toHaveLength(2);
-    expect(asked[0]).toContain("Bash");
+    expect(asked[0]).toContain("echo one");
   });
 
   it("without elicitation, refuses with the rule that would allow the call", async () => {
     const { client } = await connect(factory(tempDir(), "default"));
     const denied = await client.callTool({ name: "Bash", arguments: { command: "echo hi" } });
     expect(denied.isError).toBe(true);
-    expect(text(denied)).toContain("--allow");
+    expect(text(denied)).toContain("Ask the user to allow `Bash(echo hi)`");
   });
 });
 

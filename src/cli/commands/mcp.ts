@@ -210,6 +210,9 @@ every edit and command). See docs/MCP.md.`,
     .description("connect the MCP servers configured in .mcp.json and settings, and show each one's status")
     .option("--cwd <dir>", "workspace directory (default: the current directory)")
     .option("--json", "print JSON: every server's status and error, and the mcp__ tool names")
-    .addHelpText("after", "\nExit codes: 0 every server connected (or was skipped: cc-tools itself), 1 some failed, 2 bad configuration.")
+    .addHelpText(
+      "after",
+      "\nExit codes: 0 every server connected (or was skipped: cc-tools itself), 1 some failed, 2 bad configuration.",
+    )
     .action(listServers);
 }
