@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
@@ -149,6 +149,31 @@ describe("cc-tools never starts itself", () => {
 });
 
 describe("cc-tools mcp on a terminal, and its flags", () => {
+  it.skipIf(spawnSync("script", ["--version"]).error !== undefined)(
+    "on a terminal, says in one line what it serves, where, and under which permissions",
+    async () => {
+      const dir = tempDir();
+      // `script` gives the server a real terminal, as when someone types `cc-tools mcp` to try it.
+      const child = spawn("script", ["-qc", `${process.execPath} ${CLI} mcp --cwd ${dir}`, "/dev/null"], {
+        stdio: ["pipe", "pipe", "ignore"],
+      });
+      let out = "";
+      child.stdout.on("data", (d) => (out += d));
+      try {
+        expect(await waitFor(() => out.includes("\n"))).toBe(true);
+        const lines = out.split(/\r?\n/).filter((l) => l.trim() !== "");
+        expect(lines).toHaveLength(1);
+        expect(lines[0]).toContain(`cc-tools MCP server on stdio: Claude Code's tools for ${dir}`);
+        expect(lines[0]).toContain("permission mode default");
+      } finally {
+        child.kill("SIGTERM");
+        await new Promise((r) => child.on("close", r));
+      }
+      // Not on a terminal (a client's pipe): nothing on stderr.
+      expect(cli(["mcp", "--cwd", dir]).stderr).toBe("");
+    },
+  );
+
   it("--port or --host without --http is a usage error", () => {
     const dir = tempDir();
     for (const flags of [
