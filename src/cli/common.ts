@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { createToolContext, type McpClientInfo, type ToolContext } from "../core/context.js";
@@ -24,7 +24,7 @@ export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
  * A named session is kept per workspace: its grants, shell directory and files read belong to the project
  * they were made in, so `--session work` in another checkout starts clean.
  */
-function sessionPaths(name: string, workingDir: string) {
+export function sessionPaths(name: string, workingDir: string) {
   // The real path, so a workspace reached through a symlink is the same workspace.
   const real = canonicalPath(workingDir, "/");
   const workspace = `${basename(real) || "root"}-${createHash("sha256").update(real).digest("hex").slice(0, 12)}`;
@@ -40,13 +40,17 @@ export function openSession(name: string | undefined, workingDir: string): Sessi
   return new Session({ id: name, dir: join(dir, "files"), saved });
 }
 
-/** Saves a named session's state atomically (a crash leaves the previous state, never half of one). */
+/**
+ * Saves a named session's state atomically (a crash leaves the previous state, never half of one). The
+ * state names files and commands of the user's project, so it is theirs alone: 0600 in 0700 directories.
+ */
 export function saveSession(name: string | undefined, workingDir: string, session: Session): void {
   if (!name) return;
   const { dir, file } = sessionPaths(name, workingDir);
-  mkdirSync(dir, { recursive: true });
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  chmodSync(dir, 0o700); // made by an older version with the default mode
   const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify(session.snapshot(), null, 2)}\n`);
+  writeFileSync(tmp, `${JSON.stringify(session.snapshot(), null, 2)}\n`, { mode: 0o600 });
   renameSync(tmp, file);
 }
 
