@@ -70,10 +70,21 @@ export function editDistance(a: string, b: string): number {
   return row[b.length]!;
 }
 
-/** Anthropic Messages API `tools`: the last definition carries the prompt-cache breakpoint. */
+/** What the converters below take: a list of tools, or a context (its built-ins, own tools and MCP tools). */
+export type ToolList = readonly AnyTool[] | ToolSource;
+
+function listOf(source: ToolList): readonly AnyTool[] {
+  return Array.isArray(source) ? source : toolsFor(source as ToolSource);
+}
+
+/**
+ * Anthropic Messages API `tools`: the last definition carries the prompt-cache breakpoint. Pass your
+ * context (`toAnthropicTools(ctx)`) to include your own tools and the MCP servers' tools.
+ */
 export function toAnthropicTools(
-  tools: readonly AnyTool[] = allTools(),
+  source: ToolList = allTools(),
 ): Array<ToolDefinition & { cache_control?: { type: "ephemeral" } }> {
+  const tools = listOf(source);
   return tools.map((t, i) =>
     i === tools.length - 1
       ? { ...t.toDefinition(), cache_control: { type: "ephemeral" as const } }
@@ -81,9 +92,9 @@ export function toAnthropicTools(
   );
 }
 
-/** OpenAI Chat Completions `tools`. */
-export function toOpenAITools(tools: readonly AnyTool[] = allTools()) {
-  return tools.map((t) => {
+/** OpenAI Chat Completions `tools`; like toAnthropicTools, takes a tool list or a context. */
+export function toOpenAITools(source: ToolList = allTools()) {
+  return listOf(source).map((t) => {
     const d = t.toDefinition();
     return {
       type: "function" as const,
@@ -92,12 +103,12 @@ export function toOpenAITools(tools: readonly AnyTool[] = allTools()) {
   });
 }
 
-/** MCP `tools/list` entries. */
-export function toMcpTools(tools: readonly AnyTool[] = allTools()) {
-  return tools.map((t) => {
+/** MCP `tools/list` entries; like toAnthropicTools, takes a tool list or a context. */
+export function toMcpTools(source: ToolList = allTools()) {
+  return listOf(source).map((t) => {
     const d = t.toDefinition();
     // Hints let clients treat reads differently (auto-approve them, say); they describe, they do not enforce.
-    const readOnly = t.permissionLevel === "none" || t.permissionLevel === "readOnly";
+    const readOnly = t.readOnly ?? (t.permissionLevel === "none" || t.permissionLevel === "readOnly");
     return {
       name: d.name,
       description: d.description,

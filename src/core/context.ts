@@ -10,12 +10,13 @@ import type {
   PermissionHandler,
   PermissionRuleEntry,
 } from "../permissions/types.js";
+import { allTools } from "../registry.js";
 import { emptySettings, type Settings } from "../settings/types.js";
 import { CostTracker } from "./cost.js";
 import type { McpManager } from "./mcp-manager.js";
 import type { PermissionMode } from "./permission-level.js";
 import { Session, type SessionSlot } from "./session.js";
-import type { AnyTool } from "./tool.js";
+import { type AnyTool, assertZod4Schema } from "./tool.js";
 
 /** Progress of a long call, forwarded to MCP clients that asked for it. */
 export interface Progress {
@@ -120,7 +121,36 @@ const permissionStateSlot: SessionSlot<PermissionState> = {
   },
 };
 
+/**
+ * Your own tools must not take a built-in's name or alias (the built-in would win every lookup while the
+ * tool list showed both), nor each other's, and must have zod 4 schemas. Each mistake is an error here,
+ * where it is made, rather than a tool that silently never runs.
+ */
+function checkOwnTools(tools: readonly AnyTool[]): void {
+  const builtins = new Map(
+    allTools().flatMap((t) => [t.name, ...t.aliases].map((n) => [n, t.name] as const)),
+  );
+  const seen = new Set<string>();
+  for (const tool of tools) {
+    for (const name of [tool.name, ...tool.aliases]) {
+      const builtin = builtins.get(name);
+      if (builtin) {
+        throw new TypeError(
+          `createToolContext: your tool "${tool.name}" uses the name "${name}" of the built-in tool ${builtin}, which would shadow it. Give your tool another name.`,
+        );
+      }
+      if (seen.has(name))
+        throw new TypeError(
+          `createToolContext: two of your tools are named "${name}"; names must be unique.`,
+        );
+      seen.add(name);
+    }
+    assertZod4Schema(tool.inputSchema, tool.name);
+  }
+}
+
 export function createToolContext(options: ToolContextOptions): ToolContext {
+  checkOwnTools(options.tools ?? []);
   const workingDir = resolve(options.workingDir);
   const session = options.session ?? new Session();
   const config = options.config ?? emptySettings(workingDir);
@@ -196,6 +226,8 @@ async function decideWithHandler(
   if (hook?.decision === "ask" && decision.behavior === "allow") {
     decision = { behavior: "ask", reason: `a PreToolUse hook asks for approval: ${hook.reason}` };
   }
+  if (decision.behavior === "deny" && ctx.permissionMode === "dontAsk" && decision.rule === undefined)
+    return namingTheRule(evaluation, decision);
   if (decision.behavior !== "ask") return decision;
   if (ctx.mcpClient?.approvesCalls && hook?.decision !== "ask") {
     // One consent, not two: what is left to ask (and why) is what the client's approval does not cover.
@@ -243,4 +275,19 @@ async function decideWithHandler(
     }
   }
   return { behavior: "allow", reason: `allowed by the user (${answer.scope})` };
+}
+
+/** A dontAsk refusal of what would have been asked names the allow rule that lets the call through. */
+async function namingTheRule(
+  evaluation: EvaluationInput,
+  decision: PermissionDecision,
+): Promise<PermissionDecision> {
+  if (evaluatePermission({ ...evaluation, mode: "default" }).behavior !== "ask") return decision;
+  const { suggestRules } = await import("../permissions/suggest.js");
+  const { howToAllow } = await import("../permissions/handlers.js");
+  const suggestedRules = suggestRules(evaluation);
+  return {
+    ...decision,
+    reason: `${decision.reason}. ${howToAllow({ suggestedRules, mode: evaluation.mode })}`,
+  };
 }

@@ -7,6 +7,7 @@ import { Session } from "../core/session.js";
 import { ArrivalOrder } from "../executor/arrival-order.js";
 import { runTool } from "../executor/run.js";
 import type { PermissionHandler } from "../permissions/types.js";
+import { toolUnavailable } from "../process/shells.js";
 import { toMcpTools, toolsFor } from "../registry.js";
 import { toMcpResult } from "./content.js";
 import { currentRequest, elicitationHandler } from "./elicit.js";
@@ -55,8 +56,9 @@ export function createToolSession(
   const order = new ArrivalOrder(ctx);
 
   // Our schemas are draft-07 objects; the SDK's type wants its own JSON value type.
+  // Only tools that can work here are offered: no PowerShell where pwsh is not installed.
   server.setRequestHandler("tools/list", () => ({
-    tools: toMcpTools(toolsFor(ctx)) as ListToolsResult["tools"],
+    tools: toMcpTools(toolsFor(ctx).filter((t) => !toolUnavailable(t.name))) as ListToolsResult["tools"],
   }));
 
   server.setRequestHandler("tools/call", async (request, call) => {

@@ -5,6 +5,7 @@ import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { afterEach, describe, expect, it } from "vitest";
+import { toolUnavailable } from "../../src/process/shells.js";
 import { allTools } from "../../src/registry.js";
 import { tempDir } from "../helpers/context.js";
 import { processesMatching, waitFor } from "../mcp/fixtures.js";
@@ -51,6 +52,7 @@ describe("cc-tools mcp (built CLI) with the SDK client", () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(
       allTools()
+        .filter((t) => !toolUnavailable(t.name))
         .map((t) => t.name)
         .sort(),
     );
@@ -86,6 +88,22 @@ describe("cc-tools mcp (built CLI) with the SDK client", () => {
     const client = await serve(dir, env);
     const grep = await client.callTool({ name: "Grep", arguments: { pattern: "needle" } });
     expect(text(grep)).toContain("a.ts");
+  });
+
+  it("offers PowerShell only where pwsh is on PATH, in the opening's answer and the server's alike", async () => {
+    const { dir, env } = workspace();
+    const bin = tempDir("cc-tools-path-");
+    const path = `${bin}:${process.env.PATH}`;
+    const names = async (client: Client) => (await client.listTools()).tools.map((t) => t.name);
+    const installed = toolUnavailable("PowerShell", process.env.PATH) === undefined;
+    const before = await serve(dir, { ...env, PATH: path });
+    expect((await names(before)).includes("PowerShell")).toBe(installed);
+    writeFileSync(join(bin, "pwsh"), "#!/bin/sh\n", { mode: 0o755 });
+    const after = await serve(dir, { ...env, PATH: path });
+    // The first answer comes from the opening (build-time data), the second from the SDK server.
+    expect(await names(after)).toContain("PowerShell");
+    await after.callTool({ name: "TaskOutput", arguments: { task_id: "none" } });
+    expect(await names(after)).toContain("PowerShell");
   });
 
   it("runs what the client approved inside the workspace; --permission-mode default asks for it again", async () => {

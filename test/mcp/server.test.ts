@@ -11,6 +11,7 @@ import {
   MAX_ARGUMENT_CHARS,
   type ToolSessionOptions,
 } from "../../src/mcp/server.js";
+import { toolUnavailable } from "../../src/process/shells.js";
 import { allTools } from "../../src/registry.js";
 import { PROGRESS_EVERY_FILES } from "../../src/search/query.js";
 import { tempDir } from "../helpers/context.js";
@@ -59,7 +60,17 @@ describe("MCP server session", () => {
   it("lists every tool with its JSON Schema", async () => {
     const { client } = await connect(factory(tempDir()));
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(allTools().map((t) => t.name));
+    expect(tools.map((t) => t.name)).toEqual(
+      allTools()
+        .filter((t) => !toolUnavailable(t.name))
+        .map((t) => t.name),
+    );
+    // TaskStop needs no permission, but it kills processes: it is not announced as read-only.
+    expect(tools.find((t) => t.name === "TaskStop")!.annotations).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: true,
+    });
+    expect(tools.find((t) => t.name === "TaskOutput")!.annotations).toMatchObject({ readOnlyHint: true });
     for (const tool of tools) {
       expect(tool.inputSchema).toEqual(
         allTools()
@@ -203,7 +214,9 @@ describe("MCP server over Streamable HTTP", () => {
     };
     const one = await open();
     const two = await open();
-    expect((await one.listTools()).tools.length).toBe(allTools().length);
+    expect((await one.listTools()).tools.length).toBe(
+      allTools().filter((t) => !toolUnavailable(t.name)).length,
+    );
     await one.callTool({ name: "Bash", arguments: { command: "mkdir -p deeper && cd deeper" } });
     expect(text(await one.callTool({ name: "Bash", arguments: { command: "pwd" } }))).toContain("deeper");
     expect(text(await two.callTool({ name: "Bash", arguments: { command: "pwd" } })).trim()).toBe(dir);
