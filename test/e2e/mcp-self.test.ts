@@ -88,7 +88,7 @@ describe("cc-tools never starts itself", () => {
     expect(servers[3]!.reason).toContain("answered initialize as cc-tools");
     const table = cli(["mcp-servers", "--cwd", dir], { env });
     expect(table.stdout).toMatch(/wrapped\s+stdio\s+skipped/);
-  });
+  }, 90_000); // a dozen real node processes start one after another
 
   it("two workspaces whose cc-tools list each other: still one process", async () => {
     const { env } = setUp();
