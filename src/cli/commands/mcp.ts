@@ -61,7 +61,8 @@ async function serve(flags: ServeFlags, command: Command): Promise<void> {
   // With no --permission-mode, a call the client sends counts as approved inside the workspace (one consent).
   const approvesCalls = flags.permissionMode === undefined;
   const mode = flags.permissionMode ?? settings.defaultMode ?? "default";
-  const policy = `permission mode ${mode}${approvesCalls ? " (calls the client approves may edit and run commands inside the workspace)" : ""}`;
+  const consents = approvesCalls && (mode === "default" || mode === "acceptEdits");
+  const policy = `permission mode ${mode}${consents ? " (calls the client approves may edit and run commands inside the workspace)" : ""}`;
 
   let connection: StdioConnection | undefined;
   if (!flags.http) {
