@@ -82,7 +82,7 @@ export function assertZod4Schema(schema: unknown, toolName: string): void {
   if (schema !== null && typeof schema === "object" && "_zod" in schema) return;
   throw new TypeError(
     `Tool "${toolName}": inputSchema is not a zod 4 schema${schema && typeof schema === "object" && "_def" in schema ? " (it looks like zod 3)" : ""}. ` +
-      'cc-tools needs zod 4 (a peer dependency): install zod@^4 and build the schema with `import * as z from "zod"` ' +
+      'cc-tools needs zod 4 (a peer dependency, 4.6 or later): install zod@^4.6 and build the schema with `import * as z from "zod"` ' +
       '(with zod 3.25, `from "zod/v4"`).',
   );
 }
