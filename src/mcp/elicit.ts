@@ -11,7 +11,7 @@ export const ELICITATION_TIMEOUT_MS = 10 * 60_000;
  * A cancel faster than this came from no person: nobody reads a question and dismisses it that quickly.
  * Headless clients (`claude -p`) declare elicitation and cancel every request at once.
  */
-export const INSTANT_CANCEL_MS = 500;
+export const INSTANT_CANCEL_MS = 1_000;
 
 /** Lines of an edit's old and new text shown in a question; the rest is counted, not shown. */
 const QUESTION_DIFF_LINES = 12;
