@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/client";
 import { InMemoryTransport } from "@modelcontextprotocol/server";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createToolContext } from "../../src/core/context.js";
 import type { PermissionMode } from "../../src/core/permission-level.js";
 import { type ContextFactory, createToolSession } from "../../src/mcp/server.js";
@@ -12,6 +12,9 @@ import { tempDir } from "../helpers/context.js";
 // The three kinds of MCP client a server meets, as real SDK clients in memory: one without elicitation
 // (most editors, and Claude Code headless before it declared it), one that cancels every question at once
 // (`claude -p`), and one whose user answers.
+
+// The refusals below are logged as warnings on purpose; one test reads them, the rest need not print them.
+process.env.CC_TOOLS_LOG = "silent";
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -85,7 +88,22 @@ describe("one consent: the client's approval counts inside the workspace", () =>
     expect(readFileSync(join(dir, "new.txt"), "utf8")).toBe("hi\n");
 
     const far = join(outside, "far.txt");
-    const refused = await client.callTool({ name: "Write", arguments: { file_path: far, content: "x" } });
+    const logged: string[] = [];
+    const stderr = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => {
+      logged.push(String(chunk));
+      return true;
+    });
+    process.env.CC_TOOLS_LOG = "warn";
+    const refused = await client
+      .callTool({ name: "Write", arguments: { file_path: far, content: "x" } })
+      .finally(() => {
+        stderr.mockRestore();
+        process.env.CC_TOOLS_LOG = "silent";
+      });
+    // The configuration advice is for the person running the server: in its log, with where to put it.
+    expect(logged.join("")).toMatch(
+      /refused Write: .*far\.txt.*permissions\.allow in .*settings\.local\.json.*--allow 'Edit\(/,
+    );
     expect(refused.isError).toBe(true);
     expect(text(refused)).toContain("no user could be asked");
     expect(text(refused)).toMatch(/Ask the user to allow `Edit\(.*far\.txt\)`/);
