@@ -1,6 +1,6 @@
-import { mkdirSync } from "node:fs";
+import { mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import type { PermissionLevel, PermissionMode } from "../../src/core/permission-level.js";
 import type { PermissionSubject } from "../../src/core/tool.js";
 import { clientApproval } from "../../src/permissions/client-consent.js";
@@ -34,8 +34,12 @@ const bash = (command: string): PermissionSubject => ({ kind: "command", command
 const write = (path: string): PermissionSubject => ({ kind: "path", path, access: "write" });
 
 describe("what the MCP client's approval covers", () => {
-  const dir = tempDir();
-  mkdirSync(join(dir, "src"));
+  // A fresh workspace per test: temp dirs are removed after each one.
+  let dir = "";
+  beforeEach(() => {
+    dir = tempDir();
+    mkdirSync(join(dir, "src"));
+  });
   const covered = (i: EvaluationInput) => clientApproval(i)?.decision.behavior === "allow";
 
   it.each([
@@ -72,6 +76,13 @@ describe("what the MCP client's approval covers", () => {
     const denyRule = { rules: [["Bash(rm:*)", "deny"]] as Array<[string, "deny"]> };
     expect(covered(input(dir, "Bash", "execute", bash('eval "$CMD"'), denyRule))).toBe(false);
     expect(covered(input(dir, "Danger", "dangerous", { kind: "none" }))).toBe(false);
+  });
+
+  it("judges a path where it really leads: a link inside the workspace to a directory outside is outside", () => {
+    const outside = tempDir("cc-tools-outside-");
+    symlinkSync(outside, join(dir, "linked"));
+    expect(covered(input(dir, "Write", "write", write(join(dir, "linked", "x.txt"))))).toBe(false);
+    expect(covered(input(dir, "Bash", "execute", bash("echo x > linked/x.txt")))).toBe(false);
   });
 
   it("applies only where the mode would ask: not in plan, dontAsk or bypassPermissions", () => {
