@@ -15,6 +15,8 @@ export const INSTANT_CANCEL_MS = 1_000;
 
 /** Lines of an edit's old and new text shown in a question; the rest is counted, not shown. */
 const QUESTION_DIFF_LINES = 12;
+/** Argument lines shown for a tool the question cannot describe in its own terms (another server's tool). */
+const QUESTION_ARGUMENT_LINES = 20;
 /** Characters of a command or a value shown in a question. */
 const QUESTION_TEXT_CHARS = 1_000;
 
@@ -57,10 +59,18 @@ function str(value: unknown): string | undefined {
   return typeof value === "string" ? value : undefined;
 }
 
-/** A value as a person reads it: text as is, anything else in its shortest printed form. */
-function plain(value: unknown): string {
-  if (typeof value === "string") return clip(value, 200);
-  return clip(String(JSON.stringify(value)), 200);
+/** Arguments as lines a person reads: `key: value`, nested fields as `key.field: value`, lists joined. */
+function argumentLines(value: unknown, prefix = ""): string[] {
+  if (value !== null && typeof value === "object" && !Array.isArray(value)) {
+    const entries = Object.entries(value as Record<string, unknown>);
+    if (entries.length === 0) return prefix ? [`${prefix}: (empty)`] : [];
+    return entries.flatMap(([key, inner]) => argumentLines(inner, prefix ? `${prefix}.${key}` : key));
+  }
+  if (Array.isArray(value)) {
+    const shown = value.map((item) => (item !== null && typeof item === "object" ? "…" : String(item)));
+    return [`${prefix}: ${clip(shown.join(", "), 200)}`];
+  }
+  return [`${prefix}: ${clip(String(value), 200)}`];
 }
 
 /** What the call will do, for a person: the command, the file and a short diff, or the arguments. */
@@ -87,7 +97,7 @@ export function describeCall(request: PermissionRequest): string {
   if (subject.kind === "url") return `Fetch ${subject.url}`;
   const server = /^mcp__([^_]+(?:_[^_]+)*?)__(.+)$/.exec(toolName);
   const what = server ? `Use the tool ${server[2]} of the MCP server ${server[1]}` : `Use ${toolName}`;
-  const args = Object.entries(input).map(([key, value]) => `${key}: ${plain(value)}`);
+  const args = argumentLines(input).slice(0, QUESTION_ARGUMENT_LINES);
   return args.length > 0 ? `${what} with\n${indent(args.join("\n"))}` : what;
 }
 
