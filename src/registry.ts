@@ -110,7 +110,7 @@ export function toMcpTools(source: ToolsInput = builtinTools()) {
     tools.map((t) => {
       const d = t.toDefinition();
       // Hints let clients treat reads differently (auto-approve them, say); they describe, they do not enforce.
-      const readOnly = t.permissionLevel === "none" || t.permissionLevel === "readOnly";
+      const readOnly = t.readOnly ?? (t.permissionLevel === "none" || t.permissionLevel === "readOnly");
       return {
         name: d.name,
         description: d.description,

@@ -166,3 +166,12 @@ export function createHost(parts: HostParts, fallback: PermissionHandler): Host 
     model: parts.model,
   };
 }
+
+/** `host` with a model: a host that serves tools (the MCP server) gains Task and WebFetch's prompt. */
+export function withModel(host: Host, model: ModelAccess): Host {
+  return {
+    ...host,
+    model,
+    supports: (capability) => capability === HostCapability.Model || host.supports(capability),
+  };
+}

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { StringDecoder } from "node:string_decoder";
 import { log } from "../core/log.js";
+import { toolUnavailable } from "../process/shells.js";
 
 /**
  * The stdio side of `cc-tools mcp`: newline-delimited JSON-RPC on stdin/stdout, shaped as an MCP SDK
@@ -237,7 +238,9 @@ export class StdioConnection implements MessageTransport {
     }
     if (message.method === "tools/list" && this.initializeAnswered && message.params?.cursor === undefined) {
       this.backlog.pop(); // answered for good; the server need not see it
-      this.write({ jsonrpc: "2.0", id, result: { tools: opening.tools } });
+      // The same filter as the server's own tools/list: the build machine's shells are not this one's.
+      const tools = opening.tools.filter((tool) => !toolUnavailable((tool as { name: string }).name));
+      this.write({ jsonrpc: "2.0", id, result: { tools } });
       this.settle(id);
     }
     clearTimeout(this.idleTimer);

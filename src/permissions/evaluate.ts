@@ -279,7 +279,7 @@ function finish(input: EvaluationInput, decision: PermissionDecision): Permissio
   return {
     ...decision,
     behavior: "deny",
-    reason: `${decision.reason}; dontAsk mode denies whatever would need approval`,
+    reason: `${decision.reason}; dontAsk mode refuses, instead of asking, whatever no allow rule covers`,
   };
 }
 
@@ -353,7 +353,10 @@ function askReason(ev: Evaluation, what: string, inside: boolean, view: PathView
   if (!inside && view) {
     return `${view.canonical} is outside the workspace (${ev.input.workingDir}) and its additional directories`;
   }
-  if (level === "write") return `${what} changes files, and ${mode} mode asks before edits`;
+  if (level === "write")
+    return mode === "dontAsk"
+      ? `${what} changes files`
+      : `${what} changes files, and ${mode} mode asks before edits`;
   return `${what} needs approval: no allow rule covers it`;
 }
 

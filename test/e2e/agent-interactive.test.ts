@@ -57,7 +57,13 @@ describe("cc-tools agent (interactive, in tmux)", () => {
     ].join(" ");
     tmux("new-session", "-d", "-s", name, "-x", "120", "-y", "40", command);
     // tmux trims the prompt's trailing space.
-    await waitFor(() => screen(name).split("\n").some((line) => line.trim() === ">"), "the prompt");
+    await waitFor(
+      () =>
+        screen(name)
+          .split("\n")
+          .some((line) => line.trim() === ">"),
+      "the prompt",
+    );
 
     tmux("send-keys", "-t", name, "write hello.txt", "Enter");
     await waitFor(() => screen(name).includes("Permission needed: Write"), "the permission question");

@@ -58,7 +58,17 @@ describe("MCP server session", () => {
   it("lists every tool with its JSON Schema", async () => {
     const { client } = await connect(factory(tempDir()));
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(allTools().map((t) => t.name));
+    expect(tools.map((t) => t.name)).toEqual(
+      allTools()
+        .filter((t) => t.unavailableReason() === undefined && t.requires.length === 0)
+        .map((t) => t.name),
+    );
+    // TaskStop needs no permission, but it kills processes: it is not announced as read-only.
+    expect(tools.find((t) => t.name === "TaskStop")!.annotations).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: true,
+    });
+    expect(tools.find((t) => t.name === "TaskOutput")!.annotations).toMatchObject({ readOnlyHint: true });
     for (const tool of tools) {
       expect(tool.inputSchema).toEqual(
         allTools()
@@ -151,7 +161,7 @@ describe("MCP server session", () => {
     const dir = tempDir();
     writeFileSync(join(dir, "a.txt"), "hi\n");
     const asked: string[] = [];
-    const answers = ["deny", "allow_once"];
+    const answers = ["Deny", "Allow once"];
     const { client } = await connect(factory(dir, "default"), (message) => {
       asked.push(message);
       return { action: "accept", content: { decision: answers.shift() ?? "deny" } };
@@ -162,14 +172,14 @@ describe("MCP server session", () => {
     const allowed = await client.callTool({ name: "Bash", arguments: { command: "echo two" } });
     expect(text(allowed)).toContain("two");
     expect(asked).toHaveLength(2);
-    expect(asked[0]).toContain("Bash");
+    expect(asked[0]).toContain("echo one");
   });
 
   it("without elicitation, refuses with the rule that would allow the call", async () => {
     const { client } = await connect(factory(tempDir(), "default"));
     const denied = await client.callTool({ name: "Bash", arguments: { command: "echo hi" } });
     expect(denied.isError).toBe(true);
-    expect(text(denied)).toContain("--allow");
+    expect(text(denied)).toContain("Ask the user to allow `Bash(echo hi)`");
   });
 });
 
@@ -202,7 +212,9 @@ describe("MCP server over Streamable HTTP", () => {
     };
     const one = await open();
     const two = await open();
-    expect((await one.listTools()).tools.length).toBe(allTools().length);
+    expect((await one.listTools()).tools.length).toBe(
+      allTools().filter((t) => t.unavailableReason() === undefined && t.requires.length === 0).length,
+    );
     await one.callTool({ name: "Bash", arguments: { command: "mkdir -p deeper && cd deeper" } });
     expect(text(await one.callTool({ name: "Bash", arguments: { command: "pwd" } }))).toContain("deeper");
     expect(text(await two.callTool({ name: "Bash", arguments: { command: "pwd" } })).trim()).toBe(dir);

@@ -13,23 +13,29 @@ export function registerList(program: Command): void {
     .description("list the built-in tools: name, permission level, what each does")
     .option("--json", "print JSON (name, level, aliases, description)")
     .action(async (options: { json?: boolean }) => {
-      const { allTools } = await import("../../registry.js");
-      const tools = allTools();
+      const [{ allTools }, { toolUnavailable }] = await Promise.all([
+        import("../../registry.js"),
+        import("../../process/shells.js"),
+      ]);
+      const tools = allTools().map((tool) => ({ tool, unavailable: toolUnavailable(tool.name) }));
       if (options.json) {
-        const rows = tools.map((t) => ({
+        const rows = tools.map(({ tool: t, unavailable }) => ({
           name: t.name,
           level: t.permissionLevel,
           aliases: t.aliases,
           description: t.description,
+          available: unavailable === undefined,
+          ...(unavailable ? { unavailableReason: unavailable } : {}),
         }));
         process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
         return;
       }
-      const nameWidth = Math.max(...tools.map((t) => t.name.length));
-      const levelWidth = Math.max(...tools.map((t) => t.permissionLevel.length));
-      for (const t of tools) {
+      const nameWidth = Math.max(...tools.map(({ tool }) => tool.name.length));
+      const levelWidth = Math.max(...tools.map(({ tool }) => tool.permissionLevel.length));
+      for (const { tool: t, unavailable } of tools) {
+        const what = unavailable ? `(unavailable here) ${unavailable}` : summary(t.description);
         process.stdout.write(
-          `${t.name.padEnd(nameWidth)}  ${t.permissionLevel.padEnd(levelWidth)}  ${summary(t.description)}\n`,
+          `${t.name.padEnd(nameWidth)}  ${t.permissionLevel.padEnd(levelWidth)}  ${what}\n`,
         );
       }
     });
