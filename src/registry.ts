@@ -5,13 +5,14 @@ import { mcpTools } from "./tools/mcp/index.js";
 import { searchTools } from "./tools/search/index.js";
 import { shellTools } from "./tools/shell/index.js";
 import { tasksTools } from "./tools/tasks/index.js";
+import { webTools } from "./tools/web/index.js";
 
 let builtins: readonly AnyTool[] | undefined;
 let byName: Map<string, AnyTool> | undefined;
 
 /** Every built-in tool, in a stable order. */
 export function allTools(): readonly AnyTool[] {
-  builtins ??= [...fileTools, ...shellTools, ...tasksTools, ...searchTools, ...mcpTools];
+  builtins ??= [...fileTools, ...shellTools, ...tasksTools, ...searchTools, ...webTools, ...mcpTools];
   return builtins;
 }
 
