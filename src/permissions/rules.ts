@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import { splitPowerShell } from "./powershell-split.js";
 import { commandText, splitBash } from "./shell-split.js";
 import type { RuleBehavior } from "./types.js";
@@ -186,7 +187,8 @@ export function coversPathAccess(
 export function hostMatches(pattern: string, host: string): boolean {
   if (pattern === "*") return true;
   const h = host.toLowerCase().replace(/\.$/, "");
-  if (pattern.startsWith("*.")) return h.endsWith(pattern.slice(1));
+  // An address has no subdomains: `*.0.0.1` must not cover 127.0.0.1.
+  if (pattern.startsWith("*.")) return isIP(h) === 0 && h.endsWith(pattern.slice(1));
   return h === pattern;
 }
 

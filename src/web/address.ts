@@ -1,5 +1,5 @@
 import { lookup as dnsLookup } from "node:dns/promises";
-import type { LookupFunction } from "node:net";
+import { isIPv6, type LookupFunction } from "node:net";
 import ipaddr from "ipaddr.js";
 
 /**
@@ -60,11 +60,16 @@ export class BlockedAddressError extends Error {
     readonly hostname: string,
     readonly address: string,
   ) {
-    const resolved = hostname === address ? `${address} is` : `${hostname} resolves to ${address},`;
+    const bare = hostname.replace(/^\[(.*)\]$/, "$1");
+    const resolved = bare === address ? `${address} is` : `${hostname} resolves to ${address},`;
+    // Rules name hosts; an IPv6 literal cannot be written in one, so the way in is a name for it.
+    const remedy = isIPv6(bare)
+      ? "fetch it through a host name (such as localhost) and add the rule WebFetch(domain:<that name>)"
+      : `add the rule WebFetch(domain:${hostname})`;
     super(
       `${resolved} ${describeRange(address)}. WebFetch reaches private, link-local and loopback addresses ` +
-        `only for hosts an allow rule names: add the rule WebFetch(domain:${hostname}) (settings ` +
-        `permissions.allow, or --allow) if this host is meant to be fetched.`,
+        `only for hosts an allow rule names: ${remedy} (settings permissions.allow, or --allow) if this host ` +
+        "is meant to be fetched.",
     );
     this.name = "BlockedAddressError";
   }

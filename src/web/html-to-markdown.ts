@@ -16,17 +16,20 @@ export interface ConvertedPage {
   article: boolean;
 }
 
-/** Never content, on any page. */
-const ALWAYS_NOISE = "script, style, noscript, template, iframe, object, embed, canvas, svg, link, meta";
+/** Never content, on any page: code, styles, embedded frames, and controls (a form's text is its labels). */
+const ALWAYS_NOISE =
+  "script, style, noscript, template, iframe, object, embed, canvas, svg, link, meta, form, button, input, select, textarea, dialog";
 /** Cookie and consent banners, overlays asking for a choice. */
 const BANNER = /(^|[\s_-])(cookie|cookies|consent|gdpr|cmp|onetrust|truste)([\s_-]|$)/i;
-/** Page furniture, removed when the whole body is converted. */
+/** Page furniture, removed when the whole body is converted (Readability leaves it out of an article). */
 const FURNITURE =
-  'nav, header, footer, aside, form, button, select, input, dialog, [role="navigation"], [role="banner"], ' +
+  'nav, header, footer, aside, [role="navigation"], [role="banner"], ' +
   '[role="contentinfo"], [role="complementary"], [role="search"], [role="dialog"], [hidden], [aria-hidden="true"]';
 /** Class and id words of ads, share bars and other blocks around an article. */
 const FURNITURE_NAME =
   /(^|[\s_-])(ad|ads|advert|advertisement|sponsor|sponsored|promo|banner|sidebar|share|social|newsletter|popup|breadcrumbs?|skip-link|toc-mobile)([\s_-]|$)/i;
+
+const CONTENT_TAGS = new Set(["HTML", "BODY", "MAIN", "ARTICLE"]);
 
 /** Class names that mark the language of a code block: `language-ts`, `lang-py`, Sphinx, GitHub, pandoc. */
 const LANGUAGE_CLASS =
@@ -81,6 +84,11 @@ function absolutize(document: Doc, pageUrl: string): void {
   for (const img of document.querySelectorAll("img[src]")) fix(img, "src");
 }
 
+/** An element named like furniture that wraps the content anyway (`<main class="has-sidebar">`). */
+function holdsContent(el: AnyNode): boolean {
+  return CONTENT_TAGS.has(el.tagName) || el.querySelector("main, article, h1") !== null;
+}
+
 /** A parsed page with what is never content removed and links made absolute. */
 function prepare(html: string, pageUrl: string): Doc {
   const { document } = parseHTML(
@@ -88,7 +96,8 @@ function prepare(html: string, pageUrl: string): Doc {
   );
   removeAll(document, ALWAYS_NOISE);
   for (const el of [...document.querySelectorAll("[id], [class]")]) {
-    if (el.tagName !== "BODY" && el.tagName !== "HTML" && BANNER.test(classAndId(el))) el.remove();
+    const names = classAndId(el);
+    if ((BANNER.test(names) || FURNITURE_NAME.test(names)) && !holdsContent(el)) el.remove();
   }
   absolutize(document, pageUrl);
   return document;
@@ -247,9 +256,6 @@ function pageTitle(document: Doc): string | undefined {
 function wholeBody(document: Doc): AnyNode {
   const body = document.body ?? document.documentElement;
   removeAll(body, FURNITURE);
-  for (const el of [...body.querySelectorAll("[id], [class]")]) {
-    if (FURNITURE_NAME.test(classAndId(el))) el.remove();
-  }
   return body;
 }
 
