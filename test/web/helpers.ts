@@ -21,7 +21,10 @@ export function webContext(
 }
 
 /** The per-call view the executor gives a tool, for calling the web machinery directly. */
-export function callContext(ctx: ToolContext, signal: AbortSignal = new AbortController().signal): ToolCallContext {
+export function callContext(
+  ctx: ToolContext,
+  signal: AbortSignal = new AbortController().signal,
+): ToolCallContext {
   const call = Object.create(ctx) as ToolCallContext;
   Object.defineProperties(call, {
     signal: { value: signal },
