@@ -12,7 +12,7 @@ import TurndownService from "turndown";
 export interface ConvertedPage {
   title: string | undefined;
   markdown: string;
-  /** True when Readability found an article; false when the whole body was converted. */
+  /** True when the main content was found (by Readability, or a large page's main element); false when the whole body was converted. */
   article: boolean;
 }
 
@@ -21,10 +21,17 @@ const ALWAYS_NOISE =
   "script, style, noscript, template, iframe, object, embed, canvas, svg, link, meta, form, button, input, select, textarea, dialog";
 /** Cookie and consent banners, overlays asking for a choice. */
 const BANNER = /(^|[\s_-])(cookie|cookies|consent|gdpr|cmp|onetrust|truste)([\s_-]|$)/i;
+/** Page furniture inside a main element (a header there usually holds the title, so it stays). */
+const FURNITURE_INSIDE =
+  'nav, footer, aside, [role="navigation"], [role="contentinfo"], [role="complementary"], [role="search"], ' +
+  '[role="dialog"], [hidden], [aria-hidden="true"]';
 /** Page furniture, removed when the whole body is converted (Readability leaves it out of an article). */
-const FURNITURE =
-  'nav, header, footer, aside, [role="navigation"], [role="banner"], ' +
-  '[role="contentinfo"], [role="complementary"], [role="search"], [role="dialog"], [hidden], [aria-hidden="true"]';
+const FURNITURE = `header, [role="banner"], ${FURNITURE_INSIDE}`;
+/**
+ * Above this many characters of HTML, Readability (whose scoring grows faster than the page, seconds for a
+ * few megabytes on linkedom) is skipped: the page's main element, or its body, is converted instead.
+ */
+export const READABILITY_MAX_HTML_CHARS = 1_000_000;
 /** Class and id words of ads, share bars and other blocks around an article. */
 const FURNITURE_NAME =
   /(^|[\s_-])(ad|ads|advert|advertisement|sponsor|sponsored|promo|banner|sidebar|share|social|newsletter|popup|breadcrumbs?|skip-link|toc-mobile)([\s_-]|$)/i;
@@ -130,8 +137,16 @@ function closestTable(node: AnyNode): AnyNode {
 
 /** A table of data (no table inside it): becomes a GFM table; a layout table becomes plain blocks. */
 function isDataTable(table: AnyNode): boolean {
-  return table !== null && table.querySelector("table") === null;
+  if (table === null) return false;
+  // Asked once per cell and row: remembered per table, so a big table is not searched once per cell.
+  let known = dataTables.get(table);
+  if (known === undefined) {
+    known = table.querySelector("table") === null;
+    dataTables.set(table, known);
+  }
+  return known;
 }
+const dataTables = new WeakMap<object, boolean>();
 
 function firstRow(table: AnyNode): AnyNode {
   return table.querySelector("tr");
@@ -265,10 +280,24 @@ function withTitle(title: string | undefined, markdown: string): string {
   return `# ${title}\n\n${markdown}`;
 }
 
+/** The element a page marks as its main content: `<main>`, `role="main"`, or its one `<article>`. */
+function mainElement(document: Doc): AnyNode | undefined {
+  const main = document.querySelector('main, [role="main"]');
+  if (main) return main;
+  const articles = document.querySelectorAll("article");
+  return articles.length === 1 ? articles[0] : undefined;
+}
+
 export function htmlToMarkdown(html: string, pageUrl: string): ConvertedPage {
   let document = prepare(html, pageUrl);
   const title = pageTitle(document);
-  if (isProbablyReaderable(document as unknown as ReadableDocument)) {
+  if (html.length > READABILITY_MAX_HTML_CHARS) {
+    const main = mainElement(document);
+    if (main) {
+      removeAll(main, FURNITURE_INSIDE);
+      return { title, markdown: withTitle(title, toMarkdown(main)), article: true };
+    }
+  } else if (isProbablyReaderable(document as unknown as ReadableDocument)) {
     const article = new Readability(document as unknown as ReadableDocument, {
       keepClasses: true,
       serializer: (el) => el,
