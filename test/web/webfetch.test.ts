@@ -234,6 +234,20 @@ describe("WebFetch: redirects, statuses and failures", () => {
     expect(text).toMatch(/^error: Fetching http:\/\/127\.0\.0\.1:\d+\/slow timed out after 0\.3 s/);
   });
 
+  it("stops at once when the caller cancels, and says it was cancelled", async () => {
+    const site = await serve((_req, res) => {
+      res.writeHead(200, { "content-type": "text/html" });
+      res.write("<p>start");
+    });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 100);
+    const pending = runWebFetch(
+      { url: `${site.origin}/slow`, prompt: "" },
+      callContext(loopback(), controller.signal),
+    );
+    await expect(pending).rejects.toThrow(/^Fetching http:\/\/127\.0\.0\.1:\d+\/slow was cancelled\.$/);
+  });
+
   it("stops reading an endless body at 10 MB", async () => {
     const chunk = Buffer.alloc(64 * 1024, "a");
     let written = 0;
