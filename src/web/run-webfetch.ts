@@ -124,7 +124,11 @@ export async function runWebFetch(
         "The page content follows; answer the prompt from it.\n\n";
     }
   }
-  return ToolResult.success(`${note}${header(page, target.href)}\n\n${cut ? cut.shown : page.text}${rest}`, {
+  const body =
+    page.text.trim() === ""
+      ? `[The page has no text${page.format === "markdown" ? " once its scripts, styles and navigation are left out; it is probably built by JavaScript, which WebFetch does not run. Look for an API, a raw or printable version, or search for the content" : ""}.]`
+      : (cut?.shown ?? page.text);
+  return ToolResult.success(`${note}${header(page, target.href)}\n\n${body}${rest}`, {
     ...metadata,
     promptApplied: false,
   });

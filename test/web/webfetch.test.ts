@@ -153,6 +153,17 @@ describe("WebFetch: pages as Markdown", () => {
     }
   });
 
+  it("says so when a page has no text (a page built by JavaScript)", async () => {
+    const app =
+      '<!doctype html><html><head><title></title><script src="/app.js"></script></head><body><div id="root"></div></body></html>';
+    const site = await serve(routes({ "/app": { body: app } }));
+    const { result, text } = await fetchText(`${site.origin}/app`);
+    expect(result.isError).toBe(false);
+    expect(text).toMatch(
+      /\[The page has no text once its scripts, styles and navigation are left out; it is probably built by JavaScript/,
+    );
+  });
+
   it("refuses content types it cannot read, naming the type", async () => {
     const site = await serve(
       routes({
