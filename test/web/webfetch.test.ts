@@ -277,6 +277,19 @@ describe("WebFetch: redirects, statuses and failures", () => {
     expect(written).toBeLessThan(100 * 1024 * 1024);
   });
 
+  it("counts the cap after decompression, so a small gzip bomb stops at 10 MB", async () => {
+    const bomb = gzipSync(Buffer.alloc(20 * 1024 * 1024));
+    expect(bomb.length).toBeLessThan(100 * 1024);
+    const site = await serve(
+      routes({
+        "/bomb": { headers: { "content-type": "text/plain", "content-encoding": "gzip" }, body: bomb },
+      }),
+    );
+    const { result, text } = await fetchText(`${site.origin}/bomb`);
+    expect(result.isError).toBe(true);
+    expect(text).toMatch(/larger than 10 MB/);
+  });
+
   it("refuses a declared length over the cap before reading the body", async () => {
     const site = await serve((_req, res) => {
       res.writeHead(200, { "content-type": "text/plain", "content-length": String(50 * 1024 * 1024) });
