@@ -16,9 +16,11 @@ export interface ConvertedPage {
   article: boolean;
 }
 
-/** Never content, on any page: code, styles, embedded frames, and controls (a form's text is its labels). */
+/** Never content, on any page: code, styles, embedded frames, and controls (their text is labels). */
 const ALWAYS_NOISE =
-  "script, style, noscript, template, iframe, object, embed, canvas, svg, link, meta, form, button, input, select, textarea, dialog";
+  "script, style, noscript, template, iframe, object, embed, canvas, svg, link, meta, button, input, select, textarea, dialog";
+/** What makes a form more than a form: some sites (ASP.NET WebForms) wrap the whole page in one. */
+const TEXT_BLOCKS = "main, article, h1, h2, h3, p, pre, table, ul, ol";
 /** Cookie and consent banners, overlays asking for a choice. */
 const BANNER = /(^|[\s_-])(cookie|cookies|consent|gdpr|cmp|onetrust|truste)([\s_-]|$)/i;
 /** Page furniture inside a main element (a header there usually holds the title, so it stays). */
@@ -102,6 +104,9 @@ function prepare(html: string, pageUrl: string): Doc {
     /<html[\s>]/i.test(html) ? html : `<!doctype html><html><body>${html}</body></html>`,
   );
   removeAll(document, ALWAYS_NOISE);
+  for (const form of [...document.querySelectorAll("form")]) {
+    if (form.querySelector(TEXT_BLOCKS) === null) form.remove();
+  }
   for (const el of [...document.querySelectorAll("[id], [class]")]) {
     const names = classAndId(el);
     if ((BANNER.test(names) || FURNITURE_NAME.test(names)) && !holdsContent(el)) el.remove();

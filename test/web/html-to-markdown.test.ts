@@ -46,6 +46,15 @@ describe("HTML to Markdown", () => {
     ).toContain("logo ![chart](https://docs.example.com/i.png)");
   });
 
+  it("leaves out a search form but keeps a page wrapped whole in one (ASP.NET WebForms)", () => {
+    expect(
+      md('<form action="/search"><label>Search the docs</label><input name="q"></form><p>Body text.</p>'),
+    ).toBe("# T\n\nBody text.");
+    expect(md('<form id="aspnetForm"><h2>Reference</h2><p>The page itself.</p></form>')).toBe(
+      "# T\n\n## Reference\n\nThe page itself.",
+    );
+  });
+
   it("converts a very large page's main element without Readability, leaving out what surrounds it", () => {
     const paragraph = "<p>Section text that goes on for a while, describing one more part of the manual.</p>";
     const sections = paragraph.repeat(Math.ceil(READABILITY_MAX_HTML_CHARS / paragraph.length) + 1);
