@@ -209,6 +209,14 @@ export async function fetchUrl(
         } catch {
           throw fetchError("other", `${url.href} redirects to "${location}", which is not a valid URL.`);
         }
+        if (next.protocol !== "http:" && next.protocol !== "https:") {
+          throw fetchError(
+            "other",
+            `${url.href} redirects to ${next.href}, which is not an http or https URL.`,
+          );
+        }
+        next.username = "";
+        next.password = "";
         if (!sameHost(url, next))
           return { kind: "crossHostRedirect", from: url.href, to: next.href, status: response.status };
         if (redirects >= maxRedirects) {

@@ -212,6 +212,15 @@ describe("WebFetch: redirects, statuses and failures", () => {
     expect(other.hits).toEqual([]);
   });
 
+  it("refuses a redirect to another scheme", async () => {
+    const site = await serve(
+      routes({ "/ftp": { status: 302, headers: { location: "ftp://127.0.0.1/file" }, body: "" } }),
+    );
+    const { result, text } = await fetchText(`${site.origin}/ftp`);
+    expect(result.isError).toBe(true);
+    expect(text).toMatch(/redirects to ftp:\/\/127\.0\.0\.1\/file, which is not an http or https URL/);
+  });
+
   it("stops a redirect loop after 10 redirects", async () => {
     let n = 0;
     const site = await serve((_req, res) => res.writeHead(302, { location: `/hop${++n}` }).end());
