@@ -35,3 +35,9 @@ export type {
 export { allTools, findTool, toAnthropicTools, toMcpTools, toOpenAITools, toolsFor } from "./registry.js";
 export { loadSettings, SettingsError } from "./settings/load.js";
 export type { Settings, SettingsFile } from "./settings/types.js";
+export {
+  type PromptAnswer,
+  type PromptModel,
+  type PromptRequest,
+  setPromptModel,
+} from "./web/apply-prompt.js";
