@@ -3,8 +3,11 @@ import { defineTool } from "../../core/tool.js";
 import { MAX_PAGE_CHARS } from "../../web/limits.js";
 import { fetchTarget } from "../../web/url.js";
 
-/** Room past the page text for the notes around it, so the executor never spills a WebFetch result. */
-const NOTE_CHARS = 2_000;
+/**
+ * Room past the page text for the notes around it (which repeat the URL, and URLs can be kilobytes
+ * long), so the executor never spills a WebFetch result a second time.
+ */
+const NOTE_CHARS = 20_000;
 
 const inputSchema = z.strictObject({
   url: z.url().describe("The URL to fetch (http or https)."),
