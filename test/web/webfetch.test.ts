@@ -97,6 +97,26 @@ describe("WebFetch: pages as Markdown", () => {
     expect((await fetchText(`${site.origin}/README.md`)).text).toContain("# Title\n\n* item\n");
   });
 
+  it("recognises an undeclared body by its first bytes", async () => {
+    const site = await serve(
+      routes({
+        "/page": {
+          headers: {},
+          body: "<!DOCTYPE html><html><body><h2>Sniffed</h2><p>as HTML</p></body></html>",
+        },
+        "/data": { headers: { "content-type": "application/octet-stream" }, body: '{"ok": true}' },
+        "/blob": { headers: { "content-type": "application/octet-stream" }, body: Buffer.from([1, 0, 2, 0]) },
+      }),
+    );
+    expect((await fetchText(`${site.origin}/page`)).text).toContain("## Sniffed\n\nas HTML");
+    expect((await fetchText(`${site.origin}/data`)).text).toContain(
+      'Content-Type: application/octet-stream\n\n{"ok": true}',
+    );
+    const blob = await fetchText(`${site.origin}/blob`);
+    expect(blob.result.isError).toBe(true);
+    expect(blob.text).toMatch(/is application\/octet-stream, not a page WebFetch can read/);
+  });
+
   it("reads a PDF as text", async () => {
     const site = await serve(
       routes({
