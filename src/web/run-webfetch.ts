@@ -5,7 +5,7 @@ import type { ToolCallContext } from "../core/context.js";
 import { errorMessage } from "../core/errors.js";
 import { ToolResult } from "../core/result.js";
 import { type AddressPolicy, isPublicAddress, type Resolver, systemResolver } from "./address.js";
-import { promptModelFor } from "./apply-prompt.js";
+import { type PromptAnswer, promptModelFor } from "./apply-prompt.js";
 import { pageCacheSlot } from "./cache.js";
 import { allowRuleNamesHost } from "./host-rules.js";
 import type { CrossHostRedirect } from "./http.js";
@@ -58,6 +58,38 @@ function header(page: Page, requested: string): string {
   return lines.join("\n");
 }
 
+/** The prompt model's answer about the page, or the note to put above the content when there is none. */
+async function answerPrompt(
+  prompt: string,
+  page: Page,
+  ctx: ToolCallContext,
+): Promise<{ answer: PromptAnswer; modelRead: number } | { note: string }> {
+  if (prompt.trim() === "") return { note: "" };
+  const model = promptModelFor(ctx);
+  const instead = "The page content follows; answer the prompt from it.\n\n";
+  if (!model) {
+    return {
+      note: `Note: the prompt was not applied, because no model is configured (set ANTHROPIC_API_KEY, and ANTHROPIC_BASE_URL for another endpoint). ${instead}`,
+    };
+  }
+  const content = page.text.slice(0, PROMPT_INPUT_MAX_CHARS);
+  try {
+    const answer = await model.apply({ prompt, content, url: page.url, signal: ctx.signal });
+    if (answer.usage) ctx.costTracker.add(answer.model, answer.usage);
+    if (answer.text.trim() === "") {
+      return {
+        note: `Note: the prompt was not applied: the model (${model.description}) gave no answer. ${instead}`,
+      };
+    }
+    return { answer, modelRead: content.length };
+  } catch (error) {
+    if (ctx.signal.aborted) throw error;
+    return {
+      note: `Note: the prompt was not applied: the model (${model.description}) failed: ${errorMessage(error)}. ${instead}`,
+    };
+  }
+}
+
 export async function runWebFetch(
   input: WebFetchInput,
   ctx: ToolCallContext,
@@ -96,34 +128,19 @@ export async function runWebFetch(
       `offset ${cut.lines + 1} to continue, or call WebFetch again with a prompt that asks for the part you need.]`
     : "";
 
-  const model = input.prompt.trim() === "" ? undefined : promptModelFor(ctx);
-  let note: string;
-  if (input.prompt.trim() === "") note = "";
-  else if (!model)
-    note =
-      "Note: the prompt was not applied, because no model is configured (set ANTHROPIC_API_KEY, and " +
-      "ANTHROPIC_BASE_URL for another endpoint). The page content follows; answer the prompt from it.\n\n";
-  else {
-    const content =
-      page.text.length > PROMPT_INPUT_MAX_CHARS ? page.text.slice(0, PROMPT_INPUT_MAX_CHARS) : page.text;
-    try {
-      const answer = await model.apply({ prompt: input.prompt, content, url: page.url, signal: ctx.signal });
-      if (answer.usage) ctx.costTracker.add(answer.model, answer.usage);
-      const read = cut
-        ? `\n(The model read the first ${content.length} of ${page.text.length} characters; the whole page is in ${savedTo}.)`
-        : "";
-      return ToolResult.success(`${answer.text}\n\nSource: ${page.url}${read}`, {
-        ...metadata,
-        promptApplied: true,
-        model: answer.model,
-      });
-    } catch (error) {
-      if (ctx.signal.aborted) throw error;
-      note =
-        `Note: the prompt was not applied: the model (${model.description}) failed: ${errorMessage(error)}. ` +
-        "The page content follows; answer the prompt from it.\n\n";
-    }
+  const outcome = await answerPrompt(input.prompt, page, ctx);
+  if ("answer" in outcome) {
+    const { answer, modelRead } = outcome;
+    const read = cut
+      ? `\n(The model read the first ${modelRead} of ${page.text.length} characters; the whole page is in ${savedTo}.)`
+      : "";
+    return ToolResult.success(`${answer.text}\n\nSource: ${page.url}${read}`, {
+      ...metadata,
+      promptApplied: true,
+      model: answer.model,
+    });
   }
+  const { note } = outcome;
   const body =
     page.text.trim() === ""
       ? `[The page has no text${page.format === "markdown" ? " once its scripts, styles and navigation are left out; it is probably built by JavaScript, which WebFetch does not run. Look for an API, a raw or printable version, or search for the content" : ""}.]`
