@@ -1,13 +1,19 @@
+import { execFileSync, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { createServer as createHttpsServer } from "node:https";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
 import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { ToolResult } from "../../src/core/result.js";
 import { runTool } from "../../src/executor/run.js";
 import { runWebFetch, type WebFetchOptions } from "../../src/web/run-webfetch.js";
 import { tinyPdf } from "../fixtures/file/pdf.js";
+import { tempDir } from "../helpers/context.js";
 import { allow, callContext, webContext } from "./helpers.js";
 import { routes, serve } from "./servers.js";
 
+const hasOpenssl = () => spawnSync("openssl", ["version"]).status === 0;
 const DOCS_PAGE = readFileSync(new URL("../fixtures/web/docs-page.html", import.meta.url), "utf8");
 const NO_MODEL = { ANTHROPIC_API_KEY: "", ANTHROPIC_AUTH_TOKEN: "" };
 
@@ -352,6 +358,50 @@ describe("WebFetch: redirects, statuses and failures", () => {
       webContext({ rules: allow("WebFetch(domain:tls.test)") }),
     );
     expect(tls).toMatch(/TLS \(https\) connection to tls\.test:\d+ failed/);
+  });
+});
+
+describe("WebFetch over TLS", () => {
+  it.runIf(hasOpenssl())("refuses a self-signed certificate and says why", async () => {
+    const dir = tempDir();
+    execFileSync(
+      "openssl",
+      [
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-days",
+        "1",
+        "-subj",
+        "/CN=selfsigned.test",
+        "-keyout",
+        join(dir, "key.pem"),
+        "-out",
+        join(dir, "cert.pem"),
+      ],
+      { stdio: "ignore" },
+    );
+    const server = createHttpsServer(
+      { key: readFileSync(join(dir, "key.pem")), cert: readFileSync(join(dir, "cert.pem")) },
+      (_req, res) => res.end("secret"),
+    );
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const text = await direct(
+        `https://selfsigned.test:${port}/`,
+        { resolve: async () => [{ address: "127.0.0.1", family: 4 }] },
+        webContext({ rules: allow("WebFetch(domain:selfsigned.test)") }),
+      );
+      expect(text).toMatch(
+        /TLS \(https\) connection to selfsigned\.test:\d+ failed: self[- ]signed certificate.*DEPTH_ZERO_SELF_SIGNED_CERT/,
+      );
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
   });
 });
 
