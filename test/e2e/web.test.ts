@@ -1,4 +1,6 @@
+import { execFile } from "node:child_process";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { afterEach, describe, expect, it } from "vitest";
@@ -6,7 +8,9 @@ import { tempDir } from "../helpers/context.js";
 import { routes, serve } from "../web/servers.js";
 import { CLI } from "./cli.js";
 
-/** WebFetch through the built `cc-tools mcp`, driven by the SDK's client as an MCP host would. */
+/** The web tools through the built CLI: `cc-tools mcp` driven by the SDK's client, and `cc-tools run`. */
+
+const run = promisify(execFile);
 
 const clients: Client[] = [];
 afterEach(async () => {
@@ -68,5 +72,52 @@ describe("WebFetch over MCP (built CLI)", () => {
     expect(refused.isError).toBe(true);
     expect(text(refused)).toMatch(/127\.0\.0\.1 is a loopback address/);
     expect(site.hits).toEqual(["/docs"]);
+  });
+});
+
+describe("WebFetch and WebSearch with cc-tools run (built CLI)", () => {
+  // Asynchronous: the servers answering the CLI run in this process.
+  async function cli(args: string[], env: Record<string, string> = {}) {
+    try {
+      const { stdout, stderr } = await run(process.execPath, [CLI, "run", ...args], {
+        env: {
+          ...process.env,
+          CC_TOOLS_LOG: "silent",
+          ANTHROPIC_API_KEY: "",
+          BRAVE_SEARCH_API_KEY: "",
+          ...env,
+        },
+        cwd: tempDir(),
+      });
+      return { code: 0, out: stdout + stderr };
+    } catch (error) {
+      const failed = error as { code: number; stdout: string; stderr: string };
+      return { code: failed.code, out: failed.stdout + failed.stderr };
+    }
+  }
+
+  it("fetches a page with a domain rule and refuses it without one", async () => {
+    const site = await serve(
+      routes({ "/p": { body: "<html><body><h1>Hello</h1><p>From the CLI.</p></body></html>" } }),
+    );
+    const input = JSON.stringify({ url: `${site.origin}/p`, prompt: "" });
+    const ok = await cli(["WebFetch", input, "--allow", "WebFetch(domain:127.0.0.1)"]);
+    expect(ok.code).toBe(0);
+    expect(ok.out).toContain("# Hello\n\nFrom the CLI.");
+    const denied = await cli(["WebFetch", input]);
+    expect(denied.code).toBe(1);
+    expect(denied.out).toContain("--allow 'WebFetch(domain:127.0.0.1)'");
+    expect(site.hits).toEqual(["/p"]);
+  });
+
+  it("searches through a DuckDuckGo base URL from the environment", async () => {
+    const page = `<html><body><div class="result"><a class="result__a" href="//duckduckgo.com/l/?uddg=https%3A%2F%2Fexample.org%2Fdoc">Doc title</a>
+      <a class="result__snippet">A snippet.</a></div></body></html>`;
+    const ddg = await serve(routes({ "/html/": { body: page } }));
+    const result = await cli(["WebSearch", JSON.stringify({ query: "doc" }), "--allow", "WebSearch"], {
+      CC_TOOLS_DUCKDUCKGO_URL: ddg.origin,
+    });
+    expect(result.code).toBe(0);
+    expect(result.out).toContain("1. Doc title\n   https://example.org/doc\n   A snippet.");
   });
 });
