@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { htmlToMarkdown, READABILITY_MAX_HTML_CHARS } from "../../src/web/html-to-markdown.js";
 
@@ -67,5 +68,54 @@ describe("HTML to Markdown", () => {
     expect(page.markdown.startsWith("# Manual\n\nSection text")).toBe(true);
     for (const noise of ["Top menu", "Sidebar links", "On this page", "Edit this page", "Site footer"])
       expect(page.markdown, noise).not.toContain(noise);
+  });
+
+  it("never throws on malformed markup, never lets script or style text through, and writes well-formed table separators", () => {
+    const piece = fc.oneof(
+      fc.constantFrom(
+        "<p>",
+        "</p>",
+        "<table>",
+        "</table>",
+        "<tr>",
+        "<td>",
+        "</td>",
+        "<th>",
+        "<pre>",
+        "</pre>",
+        "<code>",
+        "<ul>",
+        "<li>",
+        "<a href='x'>",
+        "</a>",
+        "<div class='ad'>",
+        "</div>",
+        "<script>",
+        "</script>",
+        "<!--",
+        "-->",
+        "<br>",
+        "|",
+        "`",
+        "```",
+        "&amp;",
+        "&#0;",
+        "<h1>",
+        "<form>",
+        "<img src=''>",
+      ),
+      fc.string({ maxLength: 12 }),
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 40 }), (pieces) => {
+        const out = htmlToMarkdown(body(pieces.join("")), URL_).markdown;
+        expect(typeof out).toBe("string");
+        expect(out).not.toMatch(/SCRIPTMARK|STYLEMARK/);
+        for (const line of out.split("\n")) {
+          if (/^\| --- \|/.test(line)) expect(line).toMatch(/^\|( --- \|)+$/);
+        }
+      }),
+      { numRuns: 150 },
+    );
   });
 });
