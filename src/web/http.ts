@@ -165,6 +165,11 @@ export function describeFetchError(
       "reset",
       `The connection to ${host} was closed before the response was complete (${code || detail}). Try again; if it keeps happening the server is refusing the request.`,
     );
+  if (detail === "bad port")
+    return fetchError(
+      "other",
+      `Port ${url.port} is one the Fetch standard blocks (it belongs to another protocol), so WebFetch does not connect to it. Serve the page on another port.`,
+    );
   return fetchError("other", `Fetching ${url.href} failed: ${detail}${code ? ` (${code})` : ""}.`);
 }
 

@@ -334,6 +334,12 @@ describe("WebFetch: redirects, statuses and failures", () => {
     expect(text).toMatch(/larger than 10 MB/);
   });
 
+  it("explains a port the Fetch standard blocks", async () => {
+    const { result, text } = await fetchText("http://127.0.0.1:6000/");
+    expect(result.isError).toBe(true);
+    expect(text).toMatch(/^Port 6000 is one the Fetch standard blocks/);
+  });
+
   it("names a refused connection, a DNS failure and a TLS failure", async () => {
     const closed = await serve(() => {});
     const port = closed.port;
