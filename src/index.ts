@@ -64,3 +64,9 @@ export {
 } from "./registry.js";
 export { loadSettings, SettingsError } from "./settings/load.js";
 export type { Settings, SettingsFile } from "./settings/types.js";
+export {
+  type PromptAnswer,
+  type PromptModel,
+  type PromptRequest,
+  setPromptModel,
+} from "./web/apply-prompt.js";

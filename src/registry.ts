@@ -8,6 +8,7 @@ import { mcpTools } from "./tools/mcp/index.js";
 import { searchTools } from "./tools/search/index.js";
 import { shellTools } from "./tools/shell/index.js";
 import { tasksTools } from "./tools/tasks/index.js";
+import { webTools } from "./tools/web/index.js";
 
 let builtins: ToolSet | undefined;
 
@@ -18,6 +19,7 @@ export function builtinTools(): ToolSet {
     ...shellTools,
     ...tasksTools,
     ...searchTools,
+    ...webTools,
     ...mcpTools,
     ...agentTools,
   ]);

@@ -325,7 +325,9 @@ function evaluateSingle(ev: Evaluation): PermissionDecision {
   const denied = ev.find("deny", matches);
   if (denied) return byRule("deny", denied, what);
   const writes = subject.kind === "path" && subject.access === "write";
-  const inside = view === undefined || (writes ? ev.insideForWrite(view) : ev.inside(view));
+  // The network is outside the workspace: a fetch asks unless a rule (WebFetch(domain:…)) allows it.
+  const inside =
+    view === undefined ? subject.kind !== "url" : writes ? ev.insideForWrite(view) : ev.inside(view);
   const cell = ev.cell(inside);
   if (cell === "deny") return planDenial(input);
   const asked = ev.find("ask", matches);
@@ -353,6 +355,8 @@ function askReason(ev: Evaluation, what: string, inside: boolean, view: PathView
   if (!inside && view) {
     return `${view.canonical} is outside the workspace (${ev.input.workingDir}) and its additional directories`;
   }
+  if (ev.input.subject.kind === "url")
+    return `${what} of ${ev.input.subject.url} reaches the network, and no allow rule covers that host`;
   if (level === "write")
     return mode === "dontAsk"
       ? `${what} changes files`
