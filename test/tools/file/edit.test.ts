@@ -103,13 +103,13 @@ describe("Edit: refusals leave the file untouched", () => {
 
   it("shows the closest region with visible whitespace on a near miss", async () => {
     const { result } = await readThenEdit("function f() {\n\treturn 1;\n}\n", {
-      old_string: "function f() {\n    return 1;\n}",
+      old_string: "function f() {\n    return 2;\n}",
       new_string: "x",
     });
     expect(result.text).toContain("lines 1-3");
     expect(result.text).toContain("2\t\treturn 1;");
     expect(result.text).toContain("- \u2192return\u00b71;");
-    expect(result.text).toContain("+ \u00b7\u00b7\u00b7\u00b7return\u00b71;");
+    expect(result.text).toContain("+ \u00b7\u00b7\u00b7\u00b7return\u00b72;");
   });
 
   it("stores the euro sign and curly quotes in a legacy 8-bit file as Windows-1252 bytes", async () => {
