@@ -27,7 +27,13 @@ import {
   RUNG_DESCRIPTIONS,
   type Rung,
 } from "./edit-ladder.js";
-import { readCurrent, requireFreshRead, withWriteTarget, writeAndRecord } from "./guard.js";
+import {
+  readCurrent,
+  requireFreshRead,
+  requireWritableEncoding,
+  withWriteTarget,
+  writeAndRecord,
+} from "./guard.js";
 import { nearMissHint } from "./near-miss.js";
 
 const inputSchema = z.strictObject({
@@ -157,6 +163,7 @@ export const editTool = defineTool({
       const decoded = decodeText(current);
       if (!decoded) throw new InputError(`${path} is binary, not text; Edit changes text files only.`);
       requireFreshRead(ctx, target, current, decoded.view);
+      requireWritableEncoding(path, decoded);
       const { rung, splices } = plan(path, decoded, input);
       const foreign = unencodable(splices.map((s) => s.text).join(""), decoded.format.encoding);
       if (foreign.length > 0) {

@@ -8,7 +8,13 @@ import { defineTool } from "../../core/tool.js";
 import { applySplices, decodeText, type Splice, spliceBytes, unencodable } from "../../fs/codec.js";
 import { missingFileMessage } from "../../fs/missing-file.js";
 import { pathSubject } from "../../fs/paths.js";
-import { readCurrent, requireFreshRead, withWriteTarget, writeAndRecord } from "./guard.js";
+import {
+  readCurrent,
+  requireFreshRead,
+  requireWritableEncoding,
+  withWriteTarget,
+  writeAndRecord,
+} from "./guard.js";
 import {
   type CellLayout,
   cellJson,
@@ -174,6 +180,7 @@ async function editNotebook(
   const decoded = decodeText(current);
   if (!decoded) throw new InputError(`${path} is binary, not a notebook.`);
   requireFreshRead(ctx, target, current, decoded.view);
+  requireWritableEncoding(path, decoded);
   const nb = parseNotebook(decoded.view, path);
   const { splice, summary } = planEdit(decoded.view, nb, input, path);
   const edited = applySplices(decoded.view, [splice]);

@@ -1,7 +1,7 @@
 import { chmodSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { decodeText } from "../../../src/fs/codec.js";
+import { decodeText, encodeBody } from "../../../src/fs/codec.js";
 import { CORPUS } from "../../fixtures/file/corpus.js";
 import { call, fileContext } from "./util.js";
 
@@ -25,8 +25,7 @@ describe("Edit: the golden round-trip corpus", () => {
       const { result, bytes } = await readThenEdit(original, { old_string: "target", new_string: "TARGET" });
       expect(result.isError).toBe(false);
       const { encoding } = decodeText(original)!.format;
-      const encode = (s: string) =>
-        encoding === "utf16be" ? Buffer.from(s, "utf16le").swap16() : Buffer.from(s, encoding);
+      const encode = (s: string) => encodeBody(s, encoding);
       const at = original.indexOf(encode("target"));
       const expected = Buffer.concat([
         original.subarray(0, at),
