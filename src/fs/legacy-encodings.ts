@@ -4,8 +4,9 @@ import iconv from "iconv-lite";
 /**
  * Legacy non-Latin encodings: Japanese, Chinese, Korean, Cyrillic and Greek text from before UTF-8.
  * chardet proposes an encoding; it is taken only when the decoded text holds up (no undecodable bytes,
- * letters of the encoding's own script) and the same bytes do not read as Western text, because a wrong
- * guess turns a Windows-1252 file (what the codec assumes for every other 8-bit file) into mojibake.
+ * letters of the encoding's own script cased as words are, enough of them to tell neighbouring encodings
+ * apart) and the same bytes do not read as Western text, because a wrong guess turns a Windows-1252 file
+ * (what the codec assumes for every other 8-bit file) into mojibake.
  * Two stateful encodings are recognised by their escape sequences only, so they can be read and refused
  * for writing: a change to them cannot be spliced in without re-encoding the text around it.
  */
@@ -69,8 +70,8 @@ const MAX_WESTERN_SHARE = 0.5;
  * guess is worse than Windows-1252, whose mojibake at least refuses non-Latin text on writes.
  */
 const MIN_EVIDENCE_CHARS = 24;
-/** Bytes chardet and the checks look at. */
-const SAMPLE_BYTES = 64 * 1024;
+/** Bytes chardet and the checks look at: plenty to tell encodings apart, and chardet's cost grows with it. */
+const SAMPLE_BYTES = 16 * 1024;
 
 /** Text with undecodable bytes (U+FFFD), C1 controls or private-use characters: not this encoding. */
 const UNCLEAN = /[\ufffd\u0080-\u009f\ue000-\uf8ff]/u;

@@ -96,4 +96,82 @@ describe("legacy encodings", () => {
       expect(decodeText(bytes)!.unwritable, name).toBeUndefined();
     }
   });
+
+  it("never reads a fragment of text in a wrong legacy encoding, short ones included", () => {
+    // Fragments of 8 to 40 characters in a line of code and a comment: short ones may fall back to
+    // Windows-1252 (as before), but none may be read as another legacy encoding or Western text as one.
+    const corpora: Array<[string, string[], string]> = [
+      [
+        "吾輩は猫である。名前はまだ無い。どこで生れたかとんと見当がつかぬ。設定ファイルを読み込みます。エラーが発生しました。ユーザー名とパスワードを入力してください。",
+        ["shift_jis", "euc-jp"],
+        "ja",
+      ],
+      [
+        "天下大势，分久必合，合久必分。周末七国分争，并入于秦。配置文件读取失败。请输入用户名和密码。服务器启动时读取此文件。",
+        ["gbk"],
+        "zh",
+      ],
+      [
+        "天下大勢，分久必合，合久必分。周末七國分爭，並入於秦。設定檔讀取失敗。請輸入使用者名稱和密碼。伺服器啟動時讀取此檔案。",
+        ["big5"],
+        "zh-tw",
+      ],
+      [
+        "모든 인간은 태어날 때부터 자유로우며 그 존엄과 권리에 있어 동등하다. 설정 파일을 읽을 수 없습니다. 사용자 이름과 비밀번호를 입력하십시오.",
+        ["euc-kr"],
+        "ko",
+      ],
+      [
+        "Все люди рождаются свободными и равными в своем достоинстве и правах. Не удалось прочитать файл настроек. Введите имя пользователя.",
+        ["koi8-r", "windows-1251", "iso-8859-5"],
+        "ru",
+      ],
+      [
+        "Όλοι οι άνθρωποι γεννιούνται ελεύθεροι και ίσοι στην αξιοπρέπεια και τα δικαιώματα. Δεν ήταν δυνατή η ανάγνωση του αρχείου ρυθμίσεων.",
+        ["iso-8859-7"],
+        "el",
+      ],
+      [
+        "Der Bär läuft über die Straße. L'été dernier, nous sommes allés à la plage près de Nice. El señor Muñoz comió paella en Málaga. Århus og Ødegård, blåbærsyltetøy.",
+        ["windows-1252"],
+        "west",
+      ],
+    ];
+    const expected: Record<string, string> = {
+      shift_jis: "Shift_JIS",
+      "euc-jp": "EUC-JP",
+      gbk: "GB18030",
+      big5: "Big5",
+      "euc-kr": "EUC-KR",
+      "koi8-r": "KOI8-R",
+      "windows-1251": "windows-1251",
+      "iso-8859-5": "ISO-8859-5",
+      "iso-8859-7": "ISO-8859-7",
+      "windows-1252": "latin1",
+    };
+    let seed = 1;
+    const random = () => {
+      seed = (seed * 48271) % 2147483647;
+      return seed / 2147483647;
+    };
+    const wrong: string[] = [];
+    let detected = 0;
+    for (const [text, labels] of corpora) {
+      for (const label of labels) {
+        for (let i = 0; i < 40; i++) {
+          const length = 8 + Math.floor(random() * 33);
+          const start = Math.floor(random() * (text.length - length));
+          const fragment = text.slice(start, start + length);
+          const file = `// ${fragment}\nconst x = 1; // ${fragment.slice(0, length / 2)}\n`;
+          const { encoding } = decodeText(iconv.encode(file, label))!.format;
+          if (encoding === expected[label]) detected++;
+          else if (encoding !== "latin1" && encoding !== "utf8")
+            wrong.push(`${label} read as ${encoding}: ${fragment}`);
+        }
+      }
+    }
+    expect(wrong).toEqual([]);
+    // Most fragments are long enough to be detected: the checks do not refuse everything.
+    expect(detected).toBeGreaterThan(0.6 * 40 * 10);
+  });
 });
