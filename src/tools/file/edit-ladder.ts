@@ -421,15 +421,15 @@ const indentationLevel: LineRung = {
     const k = old.findIndex((l) => !isBlank(l));
     if (file.text[first + k]?.trimStart() !== old[k]!.trimStart()) return undefined;
     const region = file.text.slice(first, first + old.length);
-    if (
-      !region.some(
-        (l, k) => indentOf(l) !== indentOf(old[k]!) && `${indentOf(l)}${indentOf(old[k]!)}`.includes("\t"),
-      )
-    )
-      return undefined;
+    // Only a tab on one side makes this rung's case; other indentation drift belongs to other rungs.
+    const tabVersusSpaces = region.some((l, i) => {
+      const [own, typed] = [indentOf(l), indentOf(old[i]!)];
+      return own !== typed && `${own}${typed}`.includes("\t");
+    });
+    if (!tabVersusSpaces) return undefined;
     const tabWidth = TAB_WIDTHS.find((width) =>
-      region.every((l, k) => {
-        const o = old[k]!;
+      region.every((l, i) => {
+        const o = old[i]!;
         if (isBlank(o)) return isBlank(l);
         const depth = indentWidth(indentOf(l), width);
         return (

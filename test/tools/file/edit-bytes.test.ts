@@ -252,4 +252,15 @@ describe("Edit matches ASCII typed for no-break spaces, dashes and ellipses", ()
     expect(result.text).toMatch(/matches 2 places .*look-alikes.*lines 1, 3/s);
     expect(text).toBe(twice);
   });
+
+  it("refuses two kinds of drift at once, and the hint still finds the region", async () => {
+    const go = "func f() {\n\t// Retry \u2014 at most twice\n\treturn nil\n}\n";
+    const { result, text } = await editFile("f.go", go, {
+      old_string: "    // Retry -- at most twice\n    return nil",
+      new_string: "    return err",
+    });
+    expect(result.isError).toBe(true);
+    expect(result.text).toContain("The closest text in the file is at lines 2-3");
+    expect(text).toBe(go);
+  });
 });
