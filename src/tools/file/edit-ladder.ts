@@ -501,7 +501,9 @@ function lineRung(
   const { lines: cut, takesNewline } = needleLines(old);
   if (cut.every(isBlank)) return { ok: false, reason: "not-found" };
   const matches: Array<{ first: number; matcher: LineMatcher }> = [];
-  for (let first = 0; first + cut.length <= file.text.length; first++) {
+  // The empty string after a final newline is no line: a blank old_string line must not match it.
+  const lineCount = view.endsWith("\n") ? file.text.length - 1 : file.text.length;
+  for (let first = 0; first + cut.length <= lineCount; first++) {
     const matcher = rungDef.begin(file, first, cut);
     if (!matcher) continue;
     let all = true;

@@ -43,6 +43,13 @@ const drifts: Record<string, (text: string) => string> = {
       .replaceAll("\u2011", "-")
       .replaceAll("\u00a0", " "),
   finalNewline: (t) => `${t}\n`,
+  dedent: (t) => {
+    const lines = t.split("\n");
+    const depth = Math.min(
+      ...lines.filter((l) => l.trim() !== "").map((l) => l.length - l.trimStart().length),
+    );
+    return lines.map((l) => l.slice(Math.min(depth, l.length - l.trimStart().length))).join("\n");
+  },
 };
 
 const scenario = fc
@@ -75,7 +82,13 @@ describe("edit ladder properties", () => {
     );
     // The generator reaches the lenient rungs, not only exact matches.
     expect([...rungs]).toEqual(
-      expect.arrayContaining(["exact", "trailing-whitespace", "indentation-level", "look-alikes"]),
+      expect.arrayContaining([
+        "exact",
+        "trailing-whitespace",
+        "indentation",
+        "indentation-level",
+        "look-alikes",
+      ]),
     );
   });
 
@@ -90,7 +103,10 @@ describe("edit ladder properties", () => {
         const region = view.slice(splice!.start, splice!.end);
         const regionBody = region.endsWith("\n") && old.endsWith("\n") ? region.slice(0, -1) : region;
         const tail = region.slice(regionBody.length);
-        expect(splice!.text).toBe(`${regionBody}\nADDED${tail}`);
+        // A uniform shift re-indents what new_string adds; no other rung touches it.
+        const text =
+          result.rung === "indentation" ? splice!.text.replace(/\n[ \t]*ADDED/, "\nADDED") : splice!.text;
+        expect(text).toBe(`${regionBody}\nADDED${tail}`);
       }),
       { numRuns: 2000 },
     );
