@@ -1,6 +1,7 @@
+import fc from "fast-check";
 import iconv from "iconv-lite";
 import { describe, expect, it } from "vitest";
-import { decodeText, encodeBody, spliceBytes, unencodable } from "../../src/fs/codec.js";
+import { applySplices, decodeText, encodeBody, spliceBytes, unencodable } from "../../src/fs/codec.js";
 import { CORPUS } from "../fixtures/file/corpus.js";
 import { LEGACY_TEXTS } from "../fixtures/file/legacy.js";
 
@@ -173,5 +174,30 @@ describe("legacy encodings", () => {
     expect(wrong).toEqual([]);
     // Most fragments are long enough to be detected: the checks do not refuse everything.
     expect(detected).toBeGreaterThan(0.6 * 40 * 10);
+  });
+
+  it("splices any edit into a legacy file exactly as encoding the edited text would (LF and CRLF)", () => {
+    const cases = ["Shift_JIS (Japanese)", "GBK (simplified Chinese)", "EUC-KR (Korean)", "KOI8-R (Russian)"];
+    for (const name of cases) {
+      const { text, iconv: label } = LEGACY_TEXTS[name]!;
+      const alphabet = [...new Set(text)];
+      fc.assert(
+        fc.property(
+          fc.nat({ max: text.length }),
+          fc.nat({ max: 12 }),
+          fc.array(fc.constantFrom(...alphabet), { maxLength: 10 }),
+          fc.boolean(),
+          (start, span, chars, crlf) => {
+            const bytes = iconv.encode(crlf ? text.replaceAll("\n", "\r\n") : text, label);
+            const decoded = decodeText(bytes)!;
+            const splice = { start, end: Math.min(text.length, start + span), text: chars.join("") };
+            const edited = applySplices(decoded.view, [splice]);
+            const expected = iconv.encode(crlf ? edited.replaceAll("\n", "\r\n") : edited, label);
+            expect(spliceBytes(decoded, [splice]).equals(expected)).toBe(true);
+          },
+        ),
+        { numRuns: 200 },
+      );
+    }
   });
 });

@@ -194,7 +194,7 @@ async function editNotebook(
   if (foreign.length > 0)
     throw new InputError(
       `${path} is stored as ${decoded.format.encoding}, which cannot hold ${foreign.join(" ")}; nothing was written. ` +
-        "Notebooks should be UTF-8: convert it (iconv -f WINDOWS-1252 -t UTF-8) and retry.",
+        `Notebooks should be UTF-8: convert it (iconv -f ${decoded.format.encoding === "latin1" ? "WINDOWS-1252" : decoded.format.encoding} -t UTF-8) and retry.`,
     );
   const bytes = spliceBytes(decoded, [splice]);
   const note = await writeAndRecord(ctx, target, bytes, edited);
