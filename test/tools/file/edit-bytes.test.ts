@@ -5,7 +5,8 @@ import { call, fileContext } from "./util.js";
 
 /**
  * Edits of realistic files through the whole pipeline, each checked byte for byte on disk: bytes outside
- * what the model changed stay as they were, whatever rung found the match.
+ * what the model changed stay as they were, whatever rung found the match. The files are UTF-8 (BOM
+ * included, which readFileSync keeps as U+FEFF), so comparing the decoded text compares every byte.
  */
 
 const BOM = "\ufeff";
