@@ -7,6 +7,7 @@ import {
   encodeLegacy,
   isLegacy,
   isMultiByte,
+  isStateful,
   type LegacyEncoding,
   legacyUnencodable,
   type StatefulEncoding,
@@ -164,8 +165,7 @@ const NOT_CP1252 = /[^\u0000-\u007f\u00a0-\u00ff]/gu;
 
 function decodeBody(body: Buffer, encoding: Encoding): string {
   if (isLegacy(encoding)) return decodeLegacy(body, encoding);
-  if (encoding === "ISO-2022-JP" || encoding === "UTF-7")
-    return decodeStateful(body, encoding) ?? body.toString("latin1");
+  if (isStateful(encoding)) return decodeStateful(body, encoding) ?? body.toString("latin1");
   if (encoding === "latin1")
     return body.toString("latin1").replace(/[\u0080-\u009f]/g, (c) => CP1252_HIGH[c.charCodeAt(0) - 0x80]!);
   if (encoding !== "utf16be") return body.toString(encoding);
@@ -176,7 +176,7 @@ function decodeBody(body: Buffer, encoding: Encoding): string {
 /** Encodes text (no BOM) in one of the codec's encodings. */
 export function encodeBody(text: string, encoding: Encoding): Buffer {
   if (isLegacy(encoding)) return encodeLegacy(text, encoding);
-  if (encoding === "ISO-2022-JP" || encoding === "UTF-7")
+  if (isStateful(encoding))
     throw new Error(`${encoding} is stateful and is never written (callers check DecodedText.unwritable)`);
   if (encoding === "latin1") {
     const bytes = text.replace(NOT_CP1252, (c) => String.fromCharCode(CP1252_BYTE.get(c) ?? 0x3f));
@@ -189,7 +189,7 @@ export function encodeBody(text: string, encoding: Encoding): Buffer {
 /** The distinct characters of `text` that `encoding` cannot store (none for the Unicode encodings). */
 export function unencodable(text: string, encoding: Encoding): string[] {
   if (isLegacy(encoding)) return legacyUnencodable(text, encoding);
-  if (encoding === "ISO-2022-JP" || encoding === "UTF-7") return [...new Set(text.match(/[^\p{ASCII}]/gu))];
+  if (isStateful(encoding)) return [...new Set(text.match(/[^\p{ASCII}]/gu))];
   if (encoding !== "latin1") return [];
   return [...new Set(text.match(NOT_CP1252) ?? [])].filter((c) => !CP1252_BYTE.has(c));
 }
@@ -246,7 +246,7 @@ export function decodeText(bytes: Buffer): DecodedText | undefined {
 
 /** Why bytes decoded as `raw` cannot be written back in their encoding, if they cannot. */
 function unwritableReason(bytes: Buffer, raw: string, encoding: Encoding): string | undefined {
-  if (encoding === "ISO-2022-JP" || encoding === "UTF-7") {
+  if (isStateful(encoding)) {
     return `it is ${encoding}, a stateful encoding (the bytes of each character depend on the escape sequences before it), which cc-tools reads but does not write`;
   }
   if (isLegacy(encoding) && !encodeLegacy(raw, encoding).equals(bytes)) {

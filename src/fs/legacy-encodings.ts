@@ -26,6 +26,10 @@ export type LegacyEncoding =
 /** Encodings whose bytes for a character depend on escape sequences before it. */
 export type StatefulEncoding = "ISO-2022-JP" | "UTF-7";
 
+export function isStateful(encoding: string): encoding is StatefulEncoding {
+  return encoding === "ISO-2022-JP" || encoding === "UTF-7";
+}
+
 /** The scripts whose letters each encoding exists to write. */
 const CJK =
   /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Bopomofo}\u3005\u30fc\uff00-\uffef]/u;

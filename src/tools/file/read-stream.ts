@@ -3,7 +3,7 @@ import { open } from "node:fs/promises";
 import { createInterface } from "node:readline";
 import { ToolError } from "../../core/errors.js";
 import { detectEncoding } from "../../fs/codec.js";
-import { isLegacy, legacyDecodeStream } from "../../fs/legacy-encodings.js";
+import { isLegacy, isStateful, legacyDecodeStream } from "../../fs/legacy-encodings.js";
 import { DEFAULT_LINE_LIMIT, type LineWindow } from "./read-page.js";
 
 /**
@@ -45,7 +45,7 @@ export async function streamWindow(
       `${path} is UTF-16 BE text too large to read whole; convert it (iconv -f UTF-16BE) or search it with Grep.`,
     );
   }
-  if (encoding === "ISO-2022-JP" || encoding === "UTF-7") {
+  if (isStateful(encoding)) {
     throw new ToolError(
       `${path} is ${encoding} text too large to read whole; convert it (iconv -f ${encoding} -t UTF-8) or search it with Grep.`,
     );
