@@ -136,7 +136,10 @@ export function detectLegacyEncoding(
   if (westernShare(windows1252(sample)) > MAX_WESTERN_SHARE) return undefined;
   // Only chardet's best guess is checked: falling back to its weaker ones is how bytes of one CJK
   // encoding get read in another. A tie means it cannot tell them apart, and neither can we.
-  const [best, runnerUp] = analyse(sample).filter((m) => isLegacy(m.name));
+  const matches = analyse(sample);
+  // Mostly UTF-8 with a stray invalid byte: no legacy encoding explains it better.
+  if (matches[0]?.name.startsWith("UTF")) return undefined;
+  const [best, runnerUp] = matches.filter((m) => isLegacy(m.name));
   if (!best || !isLegacy(best.name) || best.confidence === runnerUp?.confidence) return undefined;
   const encoding = best.name;
   const least = isMultiByte(encoding) ? MIN_MULTI_BYTE_CONFIDENCE : MIN_SINGLE_BYTE_CONFIDENCE;

@@ -93,6 +93,10 @@ describe("legacy encodings", () => {
     ]) {
       expect(decodeText(Buffer.from(text))!.format.encoding).toBe("utf8");
     }
+    // UTF-8 with one stray byte is not taken for a legacy encoding (it reads as before).
+    const japanese = Buffer.from(LEGACY_TEXTS["Shift_JIS (Japanese)"]!.text);
+    const broken = Buffer.concat([japanese.subarray(0, 20), Buffer.from([0xff]), japanese.subarray(20)]);
+    expect(decodeText(broken)!.format.encoding).toBe("latin1");
     for (const [name, bytes] of Object.entries(CORPUS)) {
       expect(decodeText(bytes)!.unwritable, name).toBeUndefined();
     }
