@@ -352,9 +352,10 @@ interface LineMatcher {
   equal(fileLine: string, oldLine: string): boolean;
   /**
    * A line new_string adds or changes, rewritten for the file, or a message when it cannot be; `region`
-   * holds the matched file lines and `at` the index among them where the line lands.
+   * holds the matched file lines, `at` the index among them where the line lands, and `index` the
+   * line's own index in new_string.
    */
-  rewrite(line: string, region: readonly string[], at: number): string | { error: string };
+  rewrite(line: string, region: readonly string[], at: number, index: number): string | { error: string };
 }
 
 const trailingWhitespace: LineRung = {
@@ -408,6 +409,61 @@ function indentWidth(indent: string, tabWidth: number): number | undefined {
   return column;
 }
 
+/** How old_string's indentation maps onto the file's in the indentation-level rung. */
+interface LevelFit {
+  tabWidth: number;
+  /** Columns the file's lines are deeper than old_string's (old_string copied dedented). */
+  shift: number;
+  /** old_string's first line starts mid-line, at the file line's text: its depth is not compared. */
+  midLine: boolean;
+}
+
+const depthOf = (line: string, tabWidth: number) => indentWidth(indentOf(line), tabWidth);
+
+/** Whether every line of old_string is as deep as the file's line under a fit, and says the same. */
+function fits(region: readonly string[], old: readonly string[], fit: LevelFit): boolean {
+  return region.every((line, i) => {
+    const typed = old[i]!;
+    if (isBlank(typed)) return isBlank(line);
+    if (line.trimStart() !== typed.trimStart()) return false;
+    if (i === 0 && fit.midLine) return true;
+    const depth = depthOf(line, fit.tabWidth);
+    const typedDepth = depthOf(typed, fit.tabWidth);
+    return depth !== undefined && typedDepth !== undefined && depth === typedDepth + fit.shift;
+  });
+}
+
+/**
+ * The one way old_string's indentation maps onto the file's: depth for depth under a tab width first;
+ * else shifted as a whole, or with a first line that starts mid-line (at the text, as exact matches
+ * may), when exactly one tab width and reading fits, since the depth of new lines depends on it.
+ */
+function levelFit(region: readonly string[], old: readonly string[]): LevelFit | undefined {
+  for (const tabWidth of TAB_WIDTHS) {
+    const fit = { tabWidth, shift: 0, midLine: false };
+    if (fits(region, old, fit)) return fit;
+  }
+  const midLineCase = indentOf(old[0]!) === "" && indentOf(region[0]!) !== "";
+  // A mid-line start is the reading of last resort: when the first line fits a shift too, it is no start.
+  for (const midLine of midLineCase ? [false, true] : [false]) {
+    const k = old.findIndex((l, i) => !isBlank(l) && !(midLine && i === 0));
+    if (k === -1) continue;
+    const found: LevelFit[] = [];
+    for (const tabWidth of TAB_WIDTHS) {
+      const depth = depthOf(region[k]!, tabWidth);
+      const typedDepth = depthOf(old[k]!, tabWidth);
+      if (depth === undefined || typedDepth === undefined) continue;
+      const fit = { tabWidth, shift: depth - typedDepth, midLine };
+      if (fits(region, old, fit)) found.push(fit);
+    }
+    // After a mid-line start, the lines below copied at their own depth are the plain reading.
+    const unshifted = found.filter((f) => f.shift === 0);
+    if (unshifted.length === 1) return unshifted[0];
+    if (found.length > 0) return found.length === 1 ? found[0] : undefined;
+  }
+  return undefined;
+}
+
 /**
  * Indentation compared by level: old_string indents with spaces where the file has tabs (or the
  * reverse), and every line is as deep as the file's under one tab width. The lines new_string adds or
@@ -426,24 +482,23 @@ const indentationLevel: LineRung = {
       const [own, typed] = [indentOf(l), indentOf(old[i]!)];
       return own !== typed && `${own}${typed}`.includes("\t");
     });
-    if (!tabVersusSpaces) return undefined;
-    const tabWidth = TAB_WIDTHS.find((width) =>
-      region.every((l, i) => {
-        const o = old[i]!;
-        if (isBlank(o)) return isBlank(l);
-        const depth = indentWidth(indentOf(l), width);
-        return (
-          l.trimStart() === o.trimStart() && depth !== undefined && depth === indentWidth(indentOf(o), width)
-        );
-      }),
-    );
-    if (tabWidth === undefined) return undefined;
+    const fit = tabVersusSpaces ? levelFit(region, old) : undefined;
+    if (!fit) return undefined;
+    const { tabWidth, shift, midLine } = fit;
     return {
       equal: () => true,
-      rewrite(line, lines, at) {
+      rewrite(line, lines, at, index) {
         const indent = indentOf(line);
-        const depth = indentWidth(indent, tabWidth);
-        if (isBlank(line) || depth === undefined) return line;
+        const typedDepth = indentWidth(indent, tabWidth);
+        if (isBlank(line) || typedDepth === undefined) return line;
+        // new_string starts where old_string did: mid-line, after the file's indentation.
+        if (midLine && index === 0) return indentOf(lines[0]!) + line;
+        const depth = typedDepth + shift;
+        if (depth < 0) {
+          return {
+            error: `new_string's line ${JSON.stringify(line)} is indented less than old_string's shallowest line, so it has no place in the file's indentation`,
+          };
+        }
         // Nearest lines first: a line as deep as an existing one is indented exactly as that one is
         // (tabs then alignment spaces included); a new depth takes the nearest indented line's characters.
         const near = [...lines.slice(0, at).reverse(), ...lines.slice(at)].filter((l) => !isBlank(l));
@@ -481,7 +536,7 @@ function keepFileLines(
       at += part.value.length;
     } else {
       for (const line of part.value) {
-        const text = matcher.rewrite(line, region, at);
+        const text = matcher.rewrite(line, region, at, out.length);
         if (typeof text !== "string") return text;
         out.push(text);
       }

@@ -168,6 +168,44 @@ describe("Edit compares indentation by level, tabs and spaces alike", () => {
     expect(text).toBe("def run():\n    if ready:\n        go()\n        log()\n    return 0\n");
   });
 
+  const handler = [
+    "func load(path string) error {",
+    "\tdata, err := os.ReadFile(path)",
+    "\tif err != nil {",
+    "\t\treturn err",
+    "\t}",
+    "\treturn parse(data)",
+    "}",
+    "",
+  ].join("\n");
+
+  it("takes old_string starting mid-line, at the text, with spaces for the tabs below", async () => {
+    const { result, text, rung } = await editFile("load.go", handler, {
+      old_string: "if err != nil {\n        return err\n    }",
+      new_string: 'if err != nil {\n        return fmt.Errorf("load %s: %w", path, err)\n    }',
+    });
+    expect(result.isError).toBe(false);
+    expect(rung).toBe("indentation-level");
+    expect(text).toBe(handler.replace("\t\treturn err", '\t\treturn fmt.Errorf("load %s: %w", path, err)'));
+  });
+
+  it("writes a changed mid-line first line after the file's indentation", async () => {
+    const { text } = await editFile("load.go", handler, {
+      old_string: "data, err := os.ReadFile(path)\n    if err != nil {",
+      new_string: "data, err := readAll(path)\n    if err != nil {",
+    });
+    expect(text).toBe(handler.replace("os.ReadFile(path)", "readAll(path)"));
+  });
+
+  it("takes a dedented copy typed with spaces, and indents new lines to the file's depth", async () => {
+    const { text, rung } = await editFile("load.go", handler, {
+      old_string: "if err != nil {\n    return err\n}",
+      new_string: "if err != nil {\n    log.Print(err)\n    return err\n}",
+    });
+    expect(rung).toBe("indentation-level");
+    expect(text).toBe(handler.replace("\t\treturn err", "\t\tlog.Print(err)\n\t\treturn err"));
+  });
+
   it("refuses when the spaces-for-tabs match is not unique", async () => {
     const twice = "a:\n\techo x\nb:\n\techo x\n";
     const { result, text } = await editFile("Makefile", twice, {

@@ -43,6 +43,9 @@ const drifts: Record<string, (text: string) => string> = {
       .replaceAll("\u2011", "-")
       .replaceAll("\u00a0", " "),
   finalNewline: (t) => `${t}\n`,
+  midLineTabsAsSpaces: (t) =>
+    t.replace(/^[ \t]+/, "").replace(/^\t+/gm, (tabs) => "    ".repeat(tabs.length)),
+  dedentTabsAsSpaces: (t) => drifts.dedent!(t).replace(/^\t+/gm, (tabs) => "    ".repeat(tabs.length)),
   dedent: (t) => {
     const lines = t.split("\n");
     const depth = Math.min(
@@ -103,9 +106,10 @@ describe("edit ladder properties", () => {
         const region = view.slice(splice!.start, splice!.end);
         const regionBody = region.endsWith("\n") && old.endsWith("\n") ? region.slice(0, -1) : region;
         const tail = region.slice(regionBody.length);
-        // A uniform shift re-indents what new_string adds; no other rung touches it.
-        const text =
-          result.rung === "indentation" ? splice!.text.replace(/\n[ \t]*ADDED/, "\nADDED") : splice!.text;
+        // A shift re-indents what new_string adds (by level, in the file's characters); no other rung
+        // touches it.
+        const reindents = result.rung === "indentation" || result.rung === "indentation-level";
+        const text = reindents ? splice!.text.replace(/\n[ \t]*ADDED/, "\nADDED") : splice!.text;
         expect(text).toBe(`${regionBody}\nADDED${tail}`);
       }),
       { numRuns: 2000 },
