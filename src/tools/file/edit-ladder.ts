@@ -434,9 +434,10 @@ function fits(region: readonly string[], old: readonly string[], fit: LevelFit):
 }
 
 /**
- * The one way old_string's indentation maps onto the file's: depth for depth under a tab width first;
- * else shifted as a whole, or with a first line that starts mid-line (at the text, as exact matches
- * may), when exactly one tab width and reading fits, since the depth of new lines depends on it.
+ * The one way old_string's indentation maps onto the file's: depth for depth under a tab width first.
+ * Else old_string was copied shifted as a whole, or starts mid-line (at a line's text, as exact matches
+ * may) with the lines below at their own depth, which is the reading preferred; a mapping is taken only
+ * when it is the one that fits, since the depth of the lines new_string adds depends on it.
  */
 function levelFit(region: readonly string[], old: readonly string[]): LevelFit | undefined {
   for (const tabWidth of TAB_WIDTHS) {
@@ -444,24 +445,23 @@ function levelFit(region: readonly string[], old: readonly string[]): LevelFit |
     if (fits(region, old, fit)) return fit;
   }
   const midLineCase = indentOf(old[0]!) === "" && indentOf(region[0]!) !== "";
-  // A mid-line start is the reading of last resort: when the first line fits a shift too, it is no start.
+  const found: LevelFit[] = [];
   for (const midLine of midLineCase ? [false, true] : [false]) {
     const k = old.findIndex((l, i) => !isBlank(l) && !(midLine && i === 0));
     if (k === -1) continue;
-    const found: LevelFit[] = [];
     for (const tabWidth of TAB_WIDTHS) {
       const depth = depthOf(region[k]!, tabWidth);
       const typedDepth = depthOf(old[k]!, tabWidth);
       if (depth === undefined || typedDepth === undefined) continue;
       const fit = { tabWidth, shift: depth - typedDepth, midLine };
-      if (fits(region, old, fit)) found.push(fit);
+      // A mid-line reading that maps depths as a whole-copy reading does is that same mapping.
+      const known = found.some((f) => f.tabWidth === tabWidth && f.shift === fit.shift);
+      if (!known && fits(region, old, fit)) found.push(fit);
     }
-    // After a mid-line start, the lines below copied at their own depth are the plain reading.
-    const unshifted = found.filter((f) => f.shift === 0);
-    if (unshifted.length === 1) return unshifted[0];
-    if (found.length > 0) return found.length === 1 ? found[0] : undefined;
   }
-  return undefined;
+  const unshifted = found.filter((f) => f.shift === 0);
+  if (unshifted.length === 1) return unshifted[0];
+  return found.length === 1 ? found[0] : undefined;
 }
 
 /**

@@ -106,6 +106,16 @@ describe("edit ladder", () => {
     });
   });
 
+  it("indentation by level prefers a mid-line start with the lines below at their own depth", () => {
+    // Also fits as a copy shifted by one 8-column tab, which would indent baz() as a tab and 4 spaces.
+    expect(
+      edit("\tfoo := 1\n\t\tbar()\n", "foo := 1\n        bar()", "foo := 1\n        bar()\n    baz()"),
+    ).toEqual({
+      rung: "indentation-level",
+      text: "\tfoo := 1\n\t\tbar()\n\tbaz()\n",
+    });
+  });
+
   it("does not take an indentation of no tab width for a tab", () => {
     expect(edit("\tp()\n", "   p()", "q()")).toMatchObject({ ok: false, reason: "not-found" });
   });
