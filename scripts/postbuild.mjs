@@ -20,6 +20,8 @@ await build({
   sourcemap: "linked",
   // Native binaries, and packages only some tool calls load, stay outside the bundle.
   external: ["sharp", "@vscode/ripgrep", "pdf-parse"],
+  // jsonc-parser's "main" is a UMD build whose lazy require()s esbuild cannot follow; its ESM build bundles.
+  alias: { "jsonc-parser": "jsonc-parser/lib/esm/main.js" },
   // Bundled CommonJS dependencies call require(); give them one in ESM.
   banner: {
     js: "import { createRequire as __ccToolsRequire } from 'node:module'; const require = __ccToolsRequire(import.meta.url);",
