@@ -28,8 +28,10 @@ export interface OpeningData {
   capabilities: unknown;
   serverInfo: unknown;
   instructions: string;
-  /** The built-in tools exactly as tools/list returns them. */
+  /** The built-in tools exactly as tools/list returns them to a client that supports elicitation. */
   tools: unknown[];
+  /** Tools left out for a client without elicitation (they ask the user: AskUserQuestion). */
+  elicitationTools?: string[];
 }
 
 /** The opening data the build wrote beside the bundle; undefined when running unbundled (tests, tsx). */
@@ -95,6 +97,8 @@ export class StdioConnection implements MessageTransport {
   /** Requests the opening already answered, with the result sent: the server's own answers are dropped. */
   private readonly answered = new Map<JsonRpcId, string>();
   private initializeAnswered = false;
+  /** Whether the client said it supports elicitation (tools that ask the user are listed only then). */
+  private clientElicits = false;
   private idleTimer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -227,6 +231,8 @@ export class StdioConnection implements MessageTransport {
       opening.protocolVersions.includes(version as string)
     ) {
       this.initializeAnswered = true;
+      const client = (message.params?.capabilities ?? {}) as { elicitation?: unknown };
+      this.clientElicits = Boolean(client.elicitation);
       const { capabilities, serverInfo, instructions } = opening;
       const result = { protocolVersion: version, capabilities, serverInfo, instructions };
       this.answered.set(id, JSON.stringify(result));
@@ -237,7 +243,9 @@ export class StdioConnection implements MessageTransport {
     }
     if (message.method === "tools/list" && this.initializeAnswered && message.params?.cursor === undefined) {
       this.backlog.pop(); // answered for good; the server need not see it
-      this.write({ jsonrpc: "2.0", id, result: { tools: opening.tools } });
+      const asking = new Set(this.clientElicits ? [] : (opening.elicitationTools ?? []));
+      const tools = opening.tools.filter((t) => !asking.has((t as { name: string }).name));
+      this.write({ jsonrpc: "2.0", id, result: { tools } });
       this.settle(id);
     }
     clearTimeout(this.idleTimer);

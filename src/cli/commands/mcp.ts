@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import { type Command, InvalidArgumentError } from "commander";
 import type { McpServerStatus } from "../../core/mcp-manager.js";
-import type { ContextFactory } from "../../mcp/server.js";
+import type { ContextFactory, ToolSessionOptions } from "../../mcp/server.js";
 import type { StdioConnection } from "../../mcp/stdio-connection.js";
 import {
   addContextOptions,
@@ -59,7 +59,7 @@ async function serve(flags: ServeFlags): Promise<void> {
     if (!(await connection.needsServer)) return;
   }
 
-  const { contextFromFlags, mcpManagerFor } = await import("../common.js");
+  const { contextFromFlags, mcpManagerFor, openSession, saveSession } = await import("../common.js");
   let manager: ReturnType<typeof mcpManagerFor>;
   try {
     manager = mcpManagerFor(workingDir, settings);
@@ -69,12 +69,29 @@ async function serve(flags: ServeFlags): Promise<void> {
   }
   const makeContext: ContextFactory = (session, host) =>
     contextFromFlags(flags, { session, host, mcpManager: manager });
+  // A named session is restored when a connection opens and saved after every call, so a client that
+  // reconnects (or a restarted server) finds its work items, todos and mode. One connection holds the name
+  // at a time; another connecting meanwhile gets a fresh session rather than overwriting the saved one.
+  let nameHeld = false;
+  const sessionOptions = (): ToolSessionOptions => {
+    const name = flags.session;
+    if (!name || nameHeld) return {};
+    nameHeld = true;
+    return {
+      session: openSession(name, workingDir),
+      afterCall: (session) => saveSession(name, workingDir, session),
+      beforeDispose: (session) => {
+        saveSession(name, workingDir, session);
+        nameHeld = false;
+      },
+    };
+  };
   // Other servers' tools join the list when they connect (clients hear tools/list_changed).
   if (manager) setImmediate(() => void manager.connect());
 
   if (connection) {
     const { serveToolsOverStdio } = await import("../../mcp/serve-stdio.js");
-    await serveToolsOverStdio(makeContext, manager, connection);
+    await serveToolsOverStdio(makeContext, manager, connection, sessionOptions);
     return;
   }
   const { isLoopback, serveToolsOverHttp } = await import("../../mcp/serve-http.js");
@@ -86,7 +103,12 @@ async function serve(flags: ServeFlags): Promise<void> {
   }
   let served: Awaited<ReturnType<typeof serveToolsOverHttp>>;
   try {
-    served = await serveToolsOverHttp(makeContext, manager, { host: flags.host, port: flags.port, token });
+    served = await serveToolsOverHttp(makeContext, manager, {
+      host: flags.host,
+      port: flags.port,
+      token,
+      sessionOptions,
+    });
   } catch (error) {
     process.stderr.write(
       `cc-tools mcp: cannot listen on ${flags.host}:${flags.port}: ${(error as Error).message}\n`,
@@ -171,7 +193,7 @@ Examples:
 Permission asks go to the client through MCP elicitation when it supports that; otherwise the call is
 refused with the rule that would allow it (pass it with --allow, or pick a --permission-mode).`,
     );
-  addContextOptions(command, { session: false });
+  addContextOptions(command, { session: true });
   command.action(serve);
 
   program
