@@ -25,10 +25,17 @@ describe("cc-tools CLI", () => {
   it("lists every tool with its level", () => {
     const { stdout, code } = cli(["list"]);
     expect(code).toBe(0);
-    const lines = stdout.trim().split("\n");
-    expect(lines).toHaveLength(allTools().length);
+    const [available, unavailable] = stdout.split("\nNot available in `cc-tools run`");
     for (const tool of allTools())
       expect(stdout).toMatch(new RegExp(`^${tool.name} +${tool.permissionLevel} `, "m"));
+    expect(available!.trim().split("\n").length + unavailable!.trim().split("\n").length - 1).toBe(
+      allTools().length,
+    );
+    // Tools the terminal cannot serve are listed apart, each with the reason.
+    expect(unavailable).toMatch(/^SendMessage +none .*Unavailable: it needs other conversations to message/m);
+    expect(unavailable).toMatch(
+      /^CronCreate +none .*Unavailable: it needs a conversation to run prompts in/m,
+    );
   });
 
   it("stops quietly when its output pipe closes early", () => {
