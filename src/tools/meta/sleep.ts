@@ -33,6 +33,8 @@ export const sleepTool = defineTool({
     const text = interrupted
       ? `Interrupted after ${formatDuration(slept)} of the ${formatDuration(input.duration_ms)} requested.`
       : `Slept for ${formatDuration(slept)}.`;
-    return ToolResult.success(text, { sleptMs: slept, requestedMs: input.duration_ms, interrupted });
+    const metadata = { sleptMs: slept, requestedMs: input.duration_ms, interrupted };
+    // An interrupted sleep is the call's own account of being cancelled: an error, as the executor expects.
+    return interrupted ? ToolResult.error(text, metadata) : ToolResult.success(text, metadata);
   },
 });
