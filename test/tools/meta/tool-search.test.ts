@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
+import type { McpManager } from "../../../src/core/mcp-manager.js";
 import { ToolResult } from "../../../src/core/result.js";
 import { type AnyTool, defineTool, type ToolDefinition } from "../../../src/core/tool.js";
 import { runTool } from "../../../src/executor/run.js";
@@ -76,7 +77,7 @@ describe("ToolSearch", () => {
       deferMcpToolsAfter: 1,
       mcpManager: {
         tools: () => mcp,
-      } as unknown as Parameters<typeof testContext>[0]["mcpManager"],
+      } as unknown as McpManager,
     });
     const names = toAnthropicTools(ctx).map((t) => t.name);
     expect(names).toContain("mcp__s__a");
