@@ -62,7 +62,7 @@ export const exitPlanModeTool = defineTool({
     if (!decision.approved) {
       const feedback = decision.feedback?.trim();
       throw new ToolError(
-        `The user did not approve the plan; the session stays in plan mode.${feedback ? ` Their feedback: ${feedback}` : ""} Revise the plan and call ${ToolName.ExitPlanMode} again.`,
+        `The user did not approve the plan; the session stays in plan mode.${feedback ? ` Their feedback: ${/[.!?]$/.test(feedback) ? feedback : `${feedback}.`}` : ""} Revise the plan and call ${ToolName.ExitPlanMode} again.`,
         { metadata: { approved: false, feedback } },
       );
     }
