@@ -23,8 +23,11 @@ function nameWords(name: string): string {
     .toLowerCase();
 }
 
+/** A zod object's keys are read off its shape: deriving 1,000 JSON Schemas just for their keys is slow. */
 function parameterNames(tool: AnyTool): string {
-  const properties = (tool.toDefinition().input_schema.properties ?? {}) as Record<string, unknown>;
+  const shape = (tool.inputSchema as { shape?: Record<string, unknown> }).shape;
+  const properties =
+    shape ?? ((tool.toDefinition().input_schema.properties ?? {}) as Record<string, unknown>);
   return Object.keys(properties).map(nameWords).join(" ");
 }
 
