@@ -176,6 +176,8 @@ export const configTool = defineTool({
   ].join("\n"),
   // Reading is free; a write asks its own question below (see writeGate), before it writes.
   permissionLevel: PermissionLevel.ReadOnly,
+  // It changes what the calls after it may do, so it never runs alongside them.
+  isConcurrencySafe: () => false,
   inputSchema: z.strictObject({
     setting: z
       .string()

@@ -15,6 +15,8 @@ export const enterPlanModeTool = defineTool({
   ].join("\n"),
   // It only ever narrows what the session may do.
   permissionLevel: PermissionLevel.None,
+  // It changes what the calls after it may do, so it never runs alongside them.
+  isConcurrencySafe: () => false,
   inputSchema: z.strictObject({}),
   async execute(_input, ctx) {
     if (ctx.permissionMode === "plan") {

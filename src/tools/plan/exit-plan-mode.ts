@@ -28,6 +28,8 @@ export const exitPlanModeTool = defineTool({
   ].join("\n"),
   // It asks its own question (the plan), or follows an allow rule naming it; nothing else to decide.
   permissionLevel: PermissionLevel.None,
+  // It changes what the calls after it may do, so it never runs alongside them.
+  isConcurrencySafe: () => false,
   inputSchema: z.strictObject({
     plan: z.string().min(1).describe("The plan to approve, in Markdown."),
     allowedPrompts: z

@@ -5,7 +5,7 @@ import { ToolResult } from "../../core/result.js";
 import { defineTool } from "../../core/tool.js";
 import { ToolName } from "../../core/tool-names.js";
 import type { TaskStore } from "../../tasks/store.js";
-import { findWorkItem, itemData, type WorkItem, workStore } from "./items.js";
+import { findWorkItem, itemData, openBlockers, type WorkItem, workStore } from "./items.js";
 
 /** True when `to` is reachable from `from` along "blocks" edges: adding to → from would close a cycle. */
 function reaches(store: TaskStore, from: string, to: string): boolean {
@@ -118,9 +118,14 @@ export const taskUpdateTool = defineTool({
       if (!blocked.work.blockedBy.includes(blocker.id)) blocked.work.blockedBy.push(blocker.id);
     }
     if (edges.length > 0) changed.push("dependencies");
+    const blockers = openBlockers(store, item);
+    const warning =
+      item.status === "in_progress" && blockers.length > 0
+        ? ` Note: it is still blocked by ${blockers.join(", ")}, which ${blockers.length === 1 ? "is" : "are"} not completed.`
+        : "";
     const text =
       changed.length > 0
-        ? `Updated task ${item.id}: ${changed.join(", ")}.`
+        ? `Updated task ${item.id}: ${changed.join(", ")}.${warning}`
         : `Task ${item.id} already had these values; nothing changed.`;
     return ToolResult.success(text, { task: itemData(store, item) });
   },

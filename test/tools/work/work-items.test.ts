@@ -55,6 +55,9 @@ describe("TaskCreate, TaskGet, TaskUpdate, TaskList", () => {
     const c = await create(ctx, "ship");
     await call(ctx, "TaskUpdate", { taskId: b, addBlockedBy: [a] });
     await call(ctx, "TaskUpdate", { taskId: b, addBlocks: [c] });
+    const early = await call(ctx, "TaskUpdate", { taskId: b, status: "in_progress" });
+    expect(early.text).toContain(`Note: it is still blocked by ${a}, which is not completed.`);
+    await call(ctx, "TaskUpdate", { taskId: b, status: "pending" });
     let list = (await call(ctx, "TaskList", {})).text;
     expect(list).toContain(`${b} [pending] build [blocked by ${a}]`);
     expect(list).toContain(`${c} [pending] ship [blocked by ${b}]`);
