@@ -51,6 +51,8 @@ export interface WorkDetails {
   blockedBy: string[];
 }
 
+const WORK_STATUSES: readonly TaskStatus[] = ["pending", "in_progress", "completed"];
+
 /** A saved work item, for a later process of the same session. */
 interface SavedWork extends WorkDetails {
   id: string;
@@ -94,6 +96,7 @@ export class TaskStore {
     if (Array.isArray(work)) {
       for (const item of work as SavedWork[]) {
         if (typeof item?.id !== "string" || typeof item.subject !== "string") continue;
+        if (!WORK_STATUSES.includes(item.status)) continue;
         const { id, status, createdAt, ...details } = item;
         store.tasks.set(id, {
           id,

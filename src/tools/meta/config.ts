@@ -114,7 +114,7 @@ const SETTINGS: Record<string, KnownSetting> = {
 function knownSetting(name: string): KnownSetting | undefined {
   if (Object.hasOwn(SETTINGS, name)) return SETTINGS[name];
   const variable = /^env\.(.+)$/.exec(name)?.[1];
-  if (variable === undefined || !ENV_NAME.test(variable)) return undefined;
+  if (variable === undefined || !ENV_NAME.test(variable) || variable === "__proto__") return undefined;
   return {
     key: ["env", variable],
     describe: `the environment variable ${variable} for commands`,

@@ -109,7 +109,14 @@ export const taskUpdateTool = defineTool({
     if (input.metadata) {
       for (const [key, value] of Object.entries(input.metadata)) {
         if (value === null) delete work.metadata[key];
-        else work.metadata[key] = value;
+        // defineProperty: a key named __proto__ is data like any other, never the object's prototype.
+        else
+          Object.defineProperty(work.metadata, key, {
+            value,
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });
       }
       changed.push("metadata");
     }
