@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
@@ -105,6 +105,26 @@ describe("session tools over MCP (built CLI, stdio)", () => {
     expect(text(await plain.callTool({ name: "Sleep", arguments: { duration_ms: 10 } }))).toMatch(
       /^Slept for/,
     );
+    const call = async (name: string, args: Record<string, unknown>) => {
+      const result = await plain.callTool({ name, arguments: args });
+      return { isError: Boolean(result.isError), text: text(result) };
+    };
+    expect((await call("TaskUpdate", { taskId: "work_1", status: "in_progress" })).text).toContain(
+      "pending → in_progress",
+    );
+    expect((await call("TaskGet", { taskId: "work_1" })).text).toContain("Status: in_progress");
+    expect(await call("CronList", {})).toEqual({ isError: false, text: "No cron jobs are scheduled." });
+    expect((await call("CronDelete", { id: "cron_x" })).text).toContain("This session has no cron jobs");
+    expect((await call("Skill", { skill: "nope" })).text).toContain('No skill named "nope"');
+    expect((await call("Config", { setting: "model" })).text).toContain("model = (not set)");
+    writeFileSync(join(dir, "report.md"), "# done\n");
+    expect((await call("Brief", { message: "Done", attachments: ["report.md"] })).text).toContain(
+      "1 attachment",
+    );
+    const worktree = await call("EnterWorktree", { name: "x" });
+    expect(worktree).toMatchObject({ isError: true });
+    expect(worktree.text).toContain("not inside a git repository");
+    expect((await call("ExitWorktree", { action: "keep" })).text).toContain("not in a worktree");
     const asked = await plain.callTool({ name: "AskUserQuestion", arguments: { questions: [] } });
     expect(asked.isError).toBe(true);
     expect(text(asked)).toContain("not available here");
