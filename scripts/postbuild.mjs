@@ -19,9 +19,8 @@ await build({
   target: "node20",
   sourcemap: "linked",
   // Native binaries, and packages only some tool calls load, stay outside the bundle.
-  external: ["sharp", "@vscode/ripgrep", "pdf-parse"],
-  // jsonc-parser's "main" is a UMD build whose lazy require()s esbuild cannot follow; its ESM build bundles.
-  alias: { "jsonc-parser": "jsonc-parser/lib/esm/main.js" },
+  // jsonc-parser's package points bundlers at a UMD build whose dynamic requires esbuild cannot follow.
+  external: ["sharp", "@vscode/ripgrep", "pdf-parse", "jsonc-parser"],
   // Bundled CommonJS dependencies call require(); give them one in ESM.
   banner: {
     js: "import { createRequire as __ccToolsRequire } from 'node:module'; const require = __ccToolsRequire(import.meta.url);",

@@ -2,6 +2,7 @@ import type { ToolContext } from "./core/context.js";
 import { closestNames } from "./core/similarity.js";
 import type { AnyTool, ToolDefinition } from "./core/tool.js";
 import { ToolSet, type UnavailableTool } from "./core/toolset.js";
+import { agentTools } from "./tools/agent/index.js";
 import { fileTools } from "./tools/file/index.js";
 import { mcpTools } from "./tools/mcp/index.js";
 import { metaTools } from "./tools/meta/index.js";
@@ -23,6 +24,7 @@ export function builtinTools(): ToolSet {
     ...tasksTools,
     ...searchTools,
     ...mcpTools,
+    ...agentTools,
     ...workTools,
     ...planTools,
     ...worktreeTools,
@@ -99,20 +101,22 @@ function derive<T>(source: ToolsInput, key: string, compute: (tools: readonly An
 }
 
 /**
- * Anthropic Messages API `tools`: deferred tools are left for ToolSearch to bring in; the last definition
- * carries the prompt-cache breakpoint.
+ * Anthropic Messages API `tools`: deferred tools are left for ToolSearch to bring in (those in `loaded` it
+ * already brought); the last definition carries the prompt-cache breakpoint.
  */
 export function toAnthropicTools(
   source: ToolsInput = builtinTools(),
+  options: { loaded?: ReadonlySet<string> } = {},
 ): Array<ToolDefinition & { cache_control?: { type: "ephemeral" } }> {
-  return derive(source, "anthropic", (all) => {
-    const tools = all.filter((t) => !t.deferred);
+  const compute = (all: readonly AnyTool[]) => {
+    const tools = all.filter((t) => !t.deferred || options.loaded?.has(t.name));
     return tools.map((t, i) =>
       i === tools.length - 1
         ? { ...t.toDefinition(), cache_control: { type: "ephemeral" as const } }
         : t.toDefinition(),
     );
-  });
+  };
+  return options.loaded?.size ? compute(toolList(source)) : derive(source, "anthropic", compute);
 }
 
 /** OpenAI Chat Completions `tools` (deferred tools left out, as for Anthropic). */

@@ -1,5 +1,4 @@
 import { createHash } from "node:crypto";
-import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { createToolContext } from "../context.js";
@@ -8,12 +7,16 @@ import type { Host } from "../core/host.js";
 import type { McpManager } from "../core/mcp-manager.js";
 import type { PermissionRuleEntry } from "../core/permission.js";
 import { Session } from "../core/session.js";
+import { atomicWrite } from "../fs/atomic-write.js";
 import { canonicalPath } from "../fs/canonical.js";
 import { resolveServers } from "../mcp/config.js";
 import { McpClientManager } from "../mcp/manager.js";
 import { loadSettings, readJsonFile } from "../settings/load.js";
 import type { Settings } from "../settings/types.js";
 import { type ContextFlags, checkRuleFlags, checkWorkingDir } from "./options.js";
+
+/** Session state names the files read and the rules granted: nobody else's business. */
+const SESSION_FILE_MODE = 0o600;
 
 /** Where named sessions keep their state: CC_TOOLS_STATE_DIR, else $XDG_STATE_HOME/cc-tools, else ~/.local/state/cc-tools. */
 export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -42,14 +45,19 @@ export function openSession(name: string | undefined, workingDir: string): Sessi
   return new Session({ id: name, dir: join(dir, "files"), saved });
 }
 
-/** Saves a named session's state atomically (a crash leaves the previous state, never half of one). */
-export function saveSession(name: string | undefined, workingDir: string, session: Session): void {
+/**
+ * Saves a named session's state atomically (a crash leaves the previous state, never half of one), readable
+ * by its owner only.
+ */
+export async function saveSession(
+  name: string | undefined,
+  workingDir: string,
+  session: Session,
+): Promise<void> {
   if (!name) return;
-  const { dir, file } = sessionPaths(name, workingDir);
-  mkdirSync(dir, { recursive: true });
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify(session.snapshot(), null, 2)}\n`);
-  renameSync(tmp, file);
+  const { file } = sessionPaths(name, workingDir);
+  const text = `${JSON.stringify(session.snapshot(), null, 2)}\n`;
+  await atomicWrite(file, new TextEncoder().encode(text), { createParents: true, mode: SESSION_FILE_MODE });
 }
 
 function cliRules(flags: ContextFlags, root: string): PermissionRuleEntry[] {

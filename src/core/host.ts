@@ -1,3 +1,4 @@
+import type { ToolContext } from "./context.js";
 import type { PermissionAnswer, PermissionHandler, PermissionRequest } from "./permission.js";
 import type { PermissionMode } from "./permission-level.js";
 
@@ -56,7 +57,34 @@ export interface PromptOrigin {
   id: string;
 }
 
-/** A configured model, for tools that need one answer from it. */
+/** What Task asks of a host with a model: a sub-agent run (a new one, or one continued by id). */
+export interface SubagentRequest {
+  description: string;
+  prompt: string;
+  /** `general-purpose`, `Explore`, `Plan`, or a custom agent's name. */
+  subagentType: string;
+  /** A model alias (sonnet, opus, haiku) or id; the agent type's or the host's default otherwise. */
+  model?: string;
+  /** The id the sub-agent answers to (SendMessage's `to`); a fresh one when absent. */
+  name?: string;
+  /** A working directory of its own (an isolated git worktree), when not the parent's. */
+  workingDir?: string;
+  /** The permission mode the sub-agent starts in; the parent's by default. */
+  mode?: string;
+}
+
+export interface SubagentResult {
+  agentId: string;
+  /** The sub-agent's final answer. */
+  text: string;
+  isError: boolean;
+  inputTokens: number;
+  outputTokens: number;
+  toolUses: number;
+  durationMs: number;
+}
+
+/** A configured model, for tools that need one answer from it or a whole sub-agent run. */
 export interface ModelAccess {
   /** The model a call uses when it names none. */
   readonly defaultModel: string;
@@ -65,6 +93,16 @@ export interface ModelAccess {
     request: { system?: string; prompt: string; model?: string; maxTokens?: number },
     signal: AbortSignal,
   ): Promise<string>;
+  /**
+   * Runs a sub-agent to its final answer under `parent` (its hooks, rules and sandbox apply); `onProgress`
+   * hears a line per step. An unknown agent type is an error result that lists the known ones.
+   */
+  runSubagent(
+    request: SubagentRequest,
+    parent: ToolContext,
+    signal: AbortSignal,
+    onProgress?: (line: string) => void,
+  ): Promise<SubagentResult>;
 }
 
 export interface Host {

@@ -1,25 +1,7 @@
-import { randomUUID } from "node:crypto";
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { SPILL_HEAD_CHARS, SPILL_TAIL_CHARS } from "../core/limits.js";
 import type { ContentBlock, ToolResult } from "../core/result.js";
 import type { Session } from "../core/session.js";
-
-/** Writes text that is too long for a result to a file in the session directory; returns its path. */
-export function spillToFile(session: Session, text: string, label: string): string {
-  const path = join(session.dir, `${label}-${randomUUID().slice(0, 8)}.txt`);
-  writeFileSync(path, text, "utf8");
-  return path;
-}
-
-/** The one shape of a spilled result: head, a marker with the file's path, tail. */
-export function spilledPreview(head: string, tail: string, totalChars: number, path: string): string {
-  const omitted = totalChars - head.length - tail.length;
-  return (
-    `${head}\n\n... [${omitted} characters omitted; the full output (${totalChars} characters) is in ${path}; ` +
-    `read it with Read using offset/limit, or search it with Grep] ...\n\n${tail}`
-  );
-}
+import { spilledPreview, spillToFile } from "../core/spill.js";
 
 /**
  * Keeps a result within its tool's budget: text past `maxChars` is spilled to a file and the result

@@ -6,10 +6,10 @@ import { log } from "../core/log.js";
 import { ToolResult } from "../core/result.js";
 import type { AnyTool } from "../core/tool.js";
 import { unavailableReason } from "../core/toolset.js";
+import { runHooks } from "../hooks/run.js";
 import { closestToolNames, findTool, toolsFor } from "../registry.js";
 import { validateInput } from "../schema/validate.js";
 import { applyResultBudget } from "./budget.js";
-import { runHooks } from "./hooks.js";
 
 export interface RunOptions {
   /** Aborts the call (client cancellation, Ctrl-C); the tool stops its processes. */
@@ -208,7 +208,7 @@ async function runPipeline(
       ctx,
       controller.signal,
     );
-    const feedback = [...post.feedback, ...(post.blocked ? [post.blocked] : [])];
+    const feedback = [...post.feedback, ...(post.stopped ? [post.stopped] : [])];
     if (feedback.length > 0) {
       result = {
         ...result,

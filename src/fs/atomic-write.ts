@@ -72,6 +72,8 @@ export interface AtomicWriteOptions {
    * the thread pool, so the main thread is free meanwhile.
    */
   whileSyncing?: () => void;
+  /** Permission bits of a file that does not exist yet (an existing file keeps its own). */
+  mode?: number;
 }
 
 export interface AtomicWriteResult {
@@ -93,7 +95,7 @@ export async function atomicWrite(
   const existing = await stat(target).catch(() => undefined);
   const existingMode = existing && existing.mode & 0o7777;
   const temp = join(dir, tempName(target));
-  const handle = await open(temp, "wx", existingMode ?? NEW_FILE_MODE);
+  const handle = await open(temp, "wx", existingMode ?? options.mode ?? NEW_FILE_MODE);
   try {
     try {
       if (existing) {

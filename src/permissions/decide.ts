@@ -69,17 +69,21 @@ export const decideWithHost: PermissionDecider = async (ctx, tool, input, signal
   if (answer.behavior === "deny") {
     return { behavior: "deny", reason: answer.message ?? `${decision.reason}; the request was declined` };
   }
-  if (answer.scope !== "once") return remember(ctx, suggestedRules, answer.scope);
+  if (answer.scope !== "once") return await remember(ctx, suggestedRules, answer.scope);
   return { behavior: "allow", reason: "allowed by the user (once)" };
 };
 
-function remember(ctx: ToolContext, rules: string[], scope: "session" | "always"): PermissionDecision {
+async function remember(
+  ctx: ToolContext,
+  rules: string[],
+  scope: "session" | "always",
+): Promise<PermissionDecision> {
   ctx.addRules(
     rules.map((rule) => ({ rule, behavior: "allow", source: { scope: "session", root: ctx.workingDir } })),
   );
   if (scope === "always") {
     try {
-      for (const rule of rules) persistRule(ctx.config.projectDir, rule);
+      for (const rule of rules) await persistRule(ctx.config.projectDir, rule);
     } catch (error) {
       return {
         behavior: "allow",

@@ -1,4 +1,4 @@
-import { spilledPreview } from "../executor/budget.js";
+import { spilledPreview } from "../core/spill.js";
 import { MAX_OUTPUT_FILE_BYTES, type OutputSnapshot } from "./capture.js";
 
 /** Leading blank lines and trailing whitespace carry nothing for the model. */

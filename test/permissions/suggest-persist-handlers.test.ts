@@ -145,17 +145,17 @@ describe("validateRule", () => {
 });
 
 describe("persistRule", () => {
-  it("creates the file and directories, keeps other keys, adds no duplicate", () => {
+  it("creates the file and directories, keeps other keys, adds no duplicate", async () => {
     const dir = tempDir();
-    persistRule(dir, "Bash(npm test)");
+    await persistRule(dir, "Bash(npm test)");
     const path = localSettingsPath(dir);
     expect(JSON.parse(readFileSync(path, "utf8"))).toEqual({ permissions: { allow: ["Bash(npm test)"] } });
     writeFileSync(
       path,
       JSON.stringify({ env: { A: "1" }, permissions: { deny: ["Read(.env)"], allow: ["Bash(npm test)"] } }),
     );
-    persistRule(dir, "Bash(npm test)");
-    persistRule(dir, "Read(//etc/hosts)");
+    await persistRule(dir, "Bash(npm test)");
+    await persistRule(dir, "Read(//etc/hosts)");
     expect(JSON.parse(readFileSync(path, "utf8"))).toEqual({
       env: { A: "1" },
       permissions: { deny: ["Read(.env)"], allow: ["Bash(npm test)", "Read(//etc/hosts)"] },
@@ -163,19 +163,42 @@ describe("persistRule", () => {
     expect(readdirSync(join(dir, ".claude"))).toEqual(["settings.local.json"]);
   });
 
-  it("never overwrites a malformed file, and names it", () => {
+  it("never overwrites a malformed file, and names it", async () => {
     const dir = tempDir();
     mkdirSync(join(dir, ".claude"));
     const path = localSettingsPath(dir);
     writeFileSync(path, "{ not json");
-    expect(() => persistRule(dir, "Bash(ls)")).toThrow(path);
+    await expect(persistRule(dir, "Bash(ls)")).rejects.toThrow(path);
     expect(readFileSync(path, "utf8")).toBe("{ not json");
     writeFileSync(path, JSON.stringify({ permissions: { allow: "Bash" } }));
-    expect(() => persistRule(dir, "Bash(ls)")).toThrow(/permissions.allow/);
+    await expect(persistRule(dir, "Bash(ls)")).rejects.toThrow(/permissions.allow/);
   });
 
-  it("refuses an invalid rule", () => {
-    expect(() => persistRule(tempDir(), "Bash(")).toThrow(/unbalanced/);
+  it("refuses an invalid rule", async () => {
+    await expect(persistRule(tempDir(), "Bash(")).rejects.toThrow(/unbalanced/);
+  });
+
+  it("changes only the list: the user's formatting, key order and comments stay", async () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, ".claude"));
+    const path = localSettingsPath(dir);
+    const original = [
+      "{",
+      "    // mine",
+      '    "model": "x",',
+      '    "permissions": {',
+      '        "allow": ["Bash(ls)"]',
+      "    }",
+      "}",
+      "",
+    ].join("\n");
+    writeFileSync(path, original);
+    await persistRule(dir, "Bash(pwd)");
+    const text = readFileSync(path, "utf8");
+    // Everything before the list is as the user wrote it; the list is laid out in the file's own indentation.
+    expect(text.startsWith(original.slice(0, original.indexOf('"allow"')))).toBe(true);
+    expect(text).toContain('\n            "Bash(pwd)"\n');
+    expect(text.endsWith("    }\n}\n")).toBe(true);
   });
 });
 

@@ -103,7 +103,7 @@ option, a missing --cwd directory, an invalid rule or settings file).`,
       result = await runTool(name, input.value, ctx, { signal: controller.signal });
     } finally {
       process.removeListener("SIGINT", onSignal);
-      saveSession(flags.session, workingDir, session);
+      await saveSession(flags.session, workingDir, session);
       // Background tasks cannot outlive this process; say so rather than let "running in the background" mislead.
       const running = session.get(taskStoreSlot).list().filter(isRunning);
       if (running.length > 0) {
