@@ -127,7 +127,12 @@ export const toolSearchTool = defineTool({
     const definitions = found.map((t) => t.toDefinition());
     return ToolResult.success(
       `${found.length} tool${found.length === 1 ? "" : "s"} loaded: ${found.map((t) => t.name).join(", ")}.\n<functions>\n${render(definitions)}\n</functions>`,
-      { tools: definitions, deferred: found.filter((t) => t.deferred).map((t) => t.name) },
+      // loadedTools: the agent loop sends these tools' definitions from the next request on.
+      {
+        tools: definitions,
+        loadedTools: found.map((t) => t.name),
+        deferred: found.filter((t) => t.deferred).map((t) => t.name),
+      },
     );
   },
 });
