@@ -4,7 +4,7 @@ import { anthropicProvider } from "../../../src/agent/anthropic.js";
 import { AgentRuntime } from "../../../src/agent/runtime.js";
 import { createHost, type HostParts } from "../../../src/core/host.js";
 import { ToolResult } from "../../../src/core/result.js";
-import { defineTool } from "../../../src/core/tool.js";
+import { type AnyTool, defineTool } from "../../../src/core/tool.js";
 import { runTool } from "../../../src/executor/run.js";
 import { inboxSlot } from "../../../src/messages/inbox.js";
 import { autoHandler } from "../../../src/permissions/handlers.js";
@@ -18,11 +18,7 @@ afterEach(async () => {
 });
 
 /** An agent over a loopback stand-in of the Messages API, with the host parts given. */
-async function agentWith(
-  steps: Step[],
-  parts: HostParts = {},
-  tools: Parameters<typeof testContext>[0]["tools"] = [],
-) {
+async function agentWith(steps: Step[], parts: HostParts = {}, tools: AnyTool[] = []) {
   const stand = await startStandIn(steps);
   stands.push(stand);
   const runtime = new AgentRuntime({
