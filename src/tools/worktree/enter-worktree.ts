@@ -9,7 +9,14 @@ import { ToolName } from "../../core/tool-names.js";
 import { workspaceSlot } from "../../core/workspace.js";
 import { canonicalPath } from "../../fs/canonical.js";
 import { shellCwdSlot } from "../../process/cwd.js";
-import { excludeWorktreesDir, gitOk, listWorktrees, repositoryRoot, worktreeSlot } from "./git.js";
+import {
+  excludeWorktreesDir,
+  gitOk,
+  listWorktrees,
+  repositoryRoot,
+  repositoryRootSync,
+  worktreeSlot,
+} from "./git.js";
 
 /** Where new worktrees go, under the repository root. */
 const WORKTREES_DIR = join(".claude", "worktrees");
@@ -35,11 +42,12 @@ export const enterWorktreeTool = defineTool({
     name: z.string().optional().describe("Name of the worktree to create or enter under .claude/worktrees/."),
     path: z.string().optional().describe("Path of an existing worktree to enter."),
   }),
+  // Where the worktree really lands: under the repository's root, which may be above the workspace.
   permissionSubject: (input, ctx) => ({
     kind: "path",
     path: input.path
       ? ctx.resolvePath(input.path)
-      : join(ctx.workingDir, WORKTREES_DIR, input.name ?? "worktree"),
+      : join(repositoryRootSync(ctx.workingDir) ?? ctx.workingDir, WORKTREES_DIR, input.name ?? ""),
     access: "write",
   }),
   async execute(input, ctx) {

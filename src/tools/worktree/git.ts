@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
 import { appendFile, readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { ToolError } from "../../core/errors.js";
@@ -63,6 +63,19 @@ export async function repositoryRoot(dir: string, signal?: AbortSignal): Promise
     );
   }
   return result.stdout.trim();
+}
+
+/**
+ * The repository root, found synchronously for the permission check (which must judge the directory the
+ * worktree really lands in, the repository's, not the workspace's); undefined outside a repository.
+ */
+export function repositoryRootSync(dir: string): string | undefined {
+  const result = spawnSync("git", ["rev-parse", "--show-toplevel"], {
+    cwd: dir,
+    encoding: "utf8",
+    timeout: GIT_TIMEOUT_MS,
+  });
+  return result.status === 0 ? result.stdout.trim() : undefined;
 }
 
 /** The worktrees git knows for the repository of `dir`: path and branch. */

@@ -152,3 +152,20 @@ describe("EnterWorktree and ExitWorktree (real git)", () => {
     }
   });
 });
+
+describe("EnterWorktree's permission check", () => {
+  it("judges the directory the worktree lands in: the repository's, above a workspace in a subdirectory", async () => {
+    const dir = repo();
+    const sub = join(dir, "pkg");
+    execFileSync("mkdir", [sub]);
+    const ctx = testContext({ workingDir: sub, permissionMode: "acceptEdits" });
+    const asked = await call(ctx, "EnterWorktree", { name: "up" });
+    // acceptEdits allows writes inside the workspace without asking; this lands outside it, so it is asked
+    // (and, with nobody to ask, denied), and nothing was created.
+    expect(asked.result.isError).toBe(true);
+    expect(asked.text).toContain(join(dir, ".claude", "worktrees", "up"));
+    expect(existsSync(join(dir, ".claude", "worktrees", "up"))).toBe(false);
+    const inside = testContext({ workingDir: dir, permissionMode: "acceptEdits" });
+    expect((await call(inside, "EnterWorktree", { name: "in" })).result.isError).toBe(false);
+  });
+});
