@@ -42,10 +42,13 @@ export interface ToolSessionOptions {
   postOffice?: PostOffice;
   /** The session to serve (a named one restored from disk); a fresh one by default. */
   session?: Session;
-  /** Called after every tools/call, to save a named session's state (work items, todos, mode). */
-  afterCall?: (session: Session) => void;
+  /**
+   * Called after every tools/call, to save a named session's state (work items, todos, mode); the result is
+   * sent once it resolved, so what the client was told is on disk.
+   */
+  afterCall?: (session: Session) => Promise<void>;
   /** Called when the connection ends, before the session is disposed (a last save, releasing its name). */
-  beforeDispose?: (session: Session) => void;
+  beforeDispose?: (session: Session) => Promise<void>;
 }
 
 /** Where a TodoWrite result carries the whole list for the client's UI (`_meta`, never shown to the model). */
@@ -144,7 +147,7 @@ export function createToolSession(
       });
       return withSessionNews(name, result);
     } finally {
-      options.afterCall?.(session);
+      await options.afterCall?.(session).catch((error) => log.error("could not save the session", error));
       progress.stop();
       inFlight.delete(call.mcpReq.id);
       call.mcpReq.signal.removeEventListener("abort", onCancel);
@@ -180,7 +183,9 @@ export function createToolSession(
       disposed ??= (async () => {
         unsubscribe?.();
         mailbox?.close();
-        options.beforeDispose?.(session);
+        await options
+          .beforeDispose?.(session)
+          .catch((error) => log.error("could not save the session", error));
         for (const controller of inFlight.values()) controller.abort("the client disconnected");
         await session.dispose();
       })();

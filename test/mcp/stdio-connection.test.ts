@@ -4,13 +4,14 @@ import { PassThrough } from "node:stream";
 import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/server";
 import { describe, expect, it } from "vitest";
 import { serverIdentity } from "../../src/mcp/identity.js";
+import { mcpHost } from "../../src/mcp/server.js";
 import {
   INPUT_END_DRAIN_MS,
   MAX_FRAME_BYTES,
   type OpeningData,
   StdioConnection,
 } from "../../src/mcp/stdio-connection.js";
-import { allTools, toMcpTools } from "../../src/registry.js";
+import { builtinTools, toMcpTools } from "../../src/registry.js";
 import { CLI } from "../e2e/cli.js";
 import { tempDir } from "../helpers/context.js";
 import { processesMatching, waitFor } from "./fixtures.js";
@@ -95,6 +96,26 @@ describe("StdioConnection", () => {
     send({ jsonrpc: "2.0", id: 4, method: "ping" });
     await tick();
     expect(seen.at(-1)).toEqual({ jsonrpc: "2.0", id: 4, method: "ping" });
+  });
+
+  it("lists the tools that ask the user only to a client that said it supports elicitation", async () => {
+    const data = {
+      ...opening,
+      tools: [{ name: "Read" }, { name: "AskUserQuestion" }],
+      elicitationTools: ["AskUserQuestion"],
+    };
+    for (const [capabilities, names] of [
+      [{}, ["Read"]],
+      [{ elicitation: { form: {} } }, ["Read", "AskUserQuestion"]],
+    ] as const) {
+      const { send, lines, tick } = harness(data);
+      send({ ...initialize(1), params: { ...initialize(1).params, capabilities } });
+      send({ jsonrpc: "2.0", id: 2, method: "tools/list" });
+      await tick();
+      expect(
+        (lines[1] as { result: { tools: Array<{ name: string }> } }).result.tools.map((t) => t.name),
+      ).toEqual(names);
+    }
   });
 
   it("leaves to the server an initialize with a version it cannot answer for, and paged tools/list", async () => {
@@ -277,7 +298,10 @@ describe("the built opening", () => {
   ) as OpeningData;
 
   it("matches the tools, identity and protocol versions the server itself has", () => {
-    expect(built.tools).toEqual(JSON.parse(JSON.stringify(toMcpTools(allTools()))));
+    // What a stdio connection offers a client that elicits; AskUserQuestion is dropped for one that does not.
+    const offered = builtinTools().availableFor(mcpHost(() => true)).available;
+    expect(built.tools).toEqual(JSON.parse(JSON.stringify(toMcpTools(offered))));
+    expect(built.elicitationTools).toEqual(["AskUserQuestion"]);
     const { capabilities, serverInfo, instructions } = serverIdentity();
     expect({ capabilities, serverInfo, instructions }).toEqual({
       capabilities: built.capabilities,

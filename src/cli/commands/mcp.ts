@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import { type Command, InvalidArgumentError } from "commander";
 import type { McpServerStatus } from "../../core/mcp-manager.js";
+import type { Session } from "../../core/session.js";
 import type { ContextFactory, ToolSessionOptions } from "../../mcp/server.js";
 import type { StdioConnection } from "../../mcp/stdio-connection.js";
 import {
@@ -77,11 +78,17 @@ async function serve(flags: ServeFlags): Promise<void> {
     const name = flags.session;
     if (!name || nameHeld) return {};
     nameHeld = true;
+    // Saves run one after another, so an older snapshot never lands after a newer one.
+    let saving: Promise<void> = Promise.resolve();
+    const save = (session: Session) => {
+      saving = saving.catch(() => undefined).then(() => saveSession(name, workingDir, session));
+      return saving;
+    };
     return {
       session: openSession(name, workingDir),
-      afterCall: (session) => saveSession(name, workingDir, session),
-      beforeDispose: (session) => {
-        saveSession(name, workingDir, session);
+      afterCall: save,
+      beforeDispose: async (session) => {
+        await save(session);
         nameHeld = false;
       },
     };
