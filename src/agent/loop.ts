@@ -45,7 +45,7 @@ export type AgentEvent =
   | { type: "retry"; attempt: number; delayMs: number; error: string }
   | { type: "compacted"; how: "elided" | "summarized"; tokensBefore: number; tokensAfter: number }
   | { type: "turn"; turn: number; usage: TokenUsage; model: string }
-  | { type: "notice"; text: string };
+  | { type: "message"; message: Message };
 
 export interface AgentConfig {
   ctx: ToolContext;
@@ -135,6 +135,11 @@ export class Agent {
     return this.config.ctx;
   }
 
+  /** The tools the model is offered now. */
+  toolNames(): string[] {
+    return toolsFor(this.ctx).map((t) => t.name);
+  }
+
   clear(): void {
     this.messages = [];
     this.loaded.clear();
@@ -163,7 +168,7 @@ export class Agent {
     if (submitted.blocked)
       return finish("blocked", `The prompt was blocked by a UserPromptSubmit hook: ${submitted.blocked}`);
     const context = submitted.feedback.map((text) => ({ type: "text" as const, text }));
-    this.messages.push({ role: "user", content: [{ type: "text", text: prompt }, ...context] });
+    this.append({ role: "user", content: [{ type: "text", text: prompt }, ...context] }, onEvent);
 
     const maxTurns = this.config.maxTurns ?? DEFAULT_MAX_TURNS;
     let continuations = 0;
@@ -190,14 +195,14 @@ export class Agent {
       addUsage(usage, turn.usage);
       this.ctx.costTracker.add(turn.model, turn.usage);
       onEvent({ type: "turn", turn: turns, usage: turn.usage, model: turn.model });
-      this.messages.push({ role: "assistant", content: turn.content });
+      this.append({ role: "assistant", content: turn.content }, onEvent);
       lastText = textOf(turn.content) || lastText;
 
       const calls = turn.content.filter((p): p is ToolUsePart => p.type === "tool_use");
       if (calls.length > 0) {
         toolUses += calls.length;
         const results = await this.runTools(calls, signal, onEvent);
-        this.messages.push({ role: "user", content: results });
+        this.append({ role: "user", content: results }, onEvent);
         continue;
       }
       if (turn.stopReason === "max_tokens" && continuations < MAX_CONTINUATIONS) {
@@ -226,6 +231,11 @@ export class Agent {
       }
       return finish("end_turn", textOf(turn.content) || lastText);
     }
+  }
+
+  private append(message: Message, onEvent: (event: AgentEvent) => void): void {
+    this.messages.push(message);
+    onEvent({ type: "message", message });
   }
 
   /** Messages and prompts that arrived since the last call join the latest user message. */

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from "commander";
 import { packageVersion } from "../core/version.js";
+import { registerAgent } from "./commands/agent.js";
 import { registerList } from "./commands/list.js";
 import { registerMcp } from "./commands/mcp.js";
 import { registerRun } from "./commands/run.js";
@@ -24,6 +25,7 @@ registerList(program);
 registerSchema(program);
 registerRun(program);
 registerMcp(program);
+registerAgent(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -91,7 +91,7 @@ function choicesFor(request: PermissionRequest): Choice[] {
  * Reads lines one at a time; `undefined` once the input has ended. Starts reading only at the first
  * question, so a host that never needs to ask leaves its standard input alone.
  */
-class LineReader {
+class LineReader implements LineSource {
   private readonly lines: string[] = [];
   private readonly waiting: Array<(line: string | undefined) => void> = [];
   private closed = false;
@@ -133,9 +133,18 @@ class LineReader {
   }
 }
 
+/** Where a terminal prompt reads its answers: one line at a time, undefined once input ended or the ask was cancelled. */
+export interface LineSource {
+  next(signal: AbortSignal): Promise<string | undefined>;
+}
+
 export interface TerminalHandlerOptions {
-  input: NodeJS.ReadableStream;
+  /** The terminal's input; or `lines`, when the host already reads it (the agent's prompt line). */
+  input?: NodeJS.ReadableStream;
+  lines?: LineSource;
   output: NodeJS.WritableStream;
+  /** Called before a question is shown (a host stops its spinner). */
+  beforeAsk?: () => void;
 }
 
 /**
@@ -143,11 +152,17 @@ export interface TerminalHandlerOptions {
  * allow once / for this session / always (saved to the project) / deny with optional feedback.
  * Concurrent calls are asked one after another, never interleaved.
  */
-export function createTerminalHandler({ input, output }: TerminalHandlerOptions): PermissionHandler {
-  const reader = new LineReader(input);
+export function createTerminalHandler({
+  input,
+  lines,
+  output,
+  beforeAsk,
+}: TerminalHandlerOptions): PermissionHandler {
+  const reader: LineSource = lines ?? new LineReader(input ?? process.stdin);
   let queue: Promise<unknown> = Promise.resolve();
 
   async function prompt(request: PermissionRequest, signal: AbortSignal): Promise<PermissionAnswer> {
+    beforeAsk?.();
     const choices = choicesFor(request);
     output.write(
       [

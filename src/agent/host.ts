@@ -1,0 +1,101 @@
+import type { ToolContext } from "../core/context.js";
+import {
+  createHost,
+  type Host,
+  type HostParts,
+  type PlanDecision,
+  type QuestionAnswers,
+  type UserQuestion,
+} from "../core/host.js";
+import { log } from "../core/log.js";
+import type { PermissionHandler } from "../core/permission.js";
+import { autoHandler } from "../permissions/handlers.js";
+import type { AgentRuntime } from "./runtime.js";
+
+/** The name the main conversation answers to (SendMessage's `to`). */
+export const MAIN_CONVERSATION = "main";
+
+/** A person at a terminal: how the agent's host asks them things. */
+export interface AgentTerminal {
+  permissions: PermissionHandler;
+  askQuestions(questions: readonly UserQuestion[], signal: AbortSignal): Promise<QuestionAnswers>;
+  approvePlan(plan: string, signal: AbortSignal): Promise<PlanDecision>;
+}
+
+/**
+ * What reaches the main conversation between its model calls: messages (from sub-agents, other senders) and
+ * prompts of cron jobs. The loop reads it before each call; an idle interactive session runs it as a turn.
+ */
+export class Inbox {
+  private readonly items: string[] = [];
+  private readonly listeners = new Set<() => void>();
+
+  push(text: string): void {
+    this.items.push(text);
+    for (const listener of this.listeners) listener();
+  }
+
+  take(): string[] {
+    return this.items.splice(0);
+  }
+
+  get size(): number {
+    return this.items.length;
+  }
+
+  onArrival(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+}
+
+/**
+ * The agent CLI's host: the model (Task, WebFetch's prompt), a person when there is a terminal (permissions,
+ * questions, plan approval), messages between the main conversation and its sub-agents, and cron prompts
+ * delivered into the conversation.
+ */
+export function agentHost(options: {
+  runtime: AgentRuntime;
+  inbox: Inbox;
+  /** The main conversation's context, once it exists (sub-agents are found through its session). */
+  mainContext: () => ToolContext | undefined;
+  terminal?: AgentTerminal;
+}): Host {
+  const { runtime, inbox, terminal } = options;
+  const parts: HostParts = {
+    name: terminal ? "agent (terminal)" : "agent (print)",
+    permissions: terminal?.permissions ?? autoHandler,
+    interactive: terminal !== undefined,
+    model: runtime,
+    recipients: () => {
+      const ctx = options.mainContext();
+      return [MAIN_CONVERSATION, ...(ctx ? runtime.subagents(ctx) : [])];
+    },
+    deliverMessage: (message) => {
+      if (message.to === MAIN_CONVERSATION) {
+        inbox.push(
+          `Message from ${message.from}${message.summary ? ` (${message.summary})` : ""}:\n${message.message}`,
+        );
+        return true;
+      }
+      const ctx = options.mainContext();
+      if (!ctx || !runtime.subagents(ctx).includes(message.to)) return false;
+      // The sub-agent works on the message in the background; its answer comes back as a message.
+      void runtime
+        .continueSubagent(ctx, message.to, message.message, new AbortController().signal)
+        .then((result) => {
+          if (result) inbox.push(`Message from ${message.to}:\n${result.text}`);
+        })
+        .catch((error: unknown) => log.warn(`sub-agent ${message.to} failed on a message`, error));
+      return true;
+    },
+    runPrompt: async (prompt, origin) => {
+      inbox.push(`Scheduled prompt (${origin.kind} ${origin.id}):\n${prompt}`);
+    },
+  };
+  if (terminal) {
+    parts.askQuestions = (questions, signal) => terminal.askQuestions(questions, signal);
+    parts.approvePlan = (plan, signal) => terminal.approvePlan(plan, signal);
+  }
+  return createHost(parts, autoHandler);
+}

@@ -1,0 +1,84 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { type StandIn, startStandIn, text, toolCall } from "../agent/standin.js";
+import { tempDir } from "../helpers/context.js";
+import { CLI } from "./cli.js";
+
+/** The interactive agent as a person uses it: in a real terminal (tmux), typing and reading the screen. */
+
+const sessions: string[] = [];
+const stands: StandIn[] = [];
+afterEach(async () => {
+  for (const s of sessions.splice(0)) {
+    try {
+      execFileSync("tmux", ["kill-session", "-t", s], { stdio: "ignore" });
+    } catch {
+      // already gone
+    }
+  }
+  while (stands.length > 0) await stands.pop()!.close();
+});
+
+const tmux = (...args: string[]) => execFileSync("tmux", args, { encoding: "utf8" });
+const screen = (name: string) => tmux("capture-pane", "-p", "-t", name, "-S", "-200");
+const alive = (name: string) => {
+  try {
+    tmux("has-session", "-t", name);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+async function waitFor(check: () => boolean, what: string, ms = 20_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (check()) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+describe("cc-tools agent (interactive, in tmux)", () => {
+  it("streams the answer, asks before a write, shows the tool line, answers /cost, and quits on Ctrl-C twice", async () => {
+    const dir = tempDir("cc-tools-agent-tty-");
+    const stand = await startStandIn([
+      toolCall("Write", { file_path: "hello.txt", content: "hi\n" }),
+      text("Done writing hello.txt."),
+    ]);
+    stands.push(stand);
+    const name = `cc-agent-${process.pid}-${Date.now()}`;
+    sessions.push(name);
+    const command = [
+      `ANTHROPIC_API_KEY=test-key ANTHROPIC_BASE_URL=${stand.url} CC_TOOLS_LOG=silent CLAUDE_CONFIG_DIR=${join(dir, ".home")}`,
+      `${process.execPath} ${CLI} agent --cwd ${dir}`,
+    ].join(" ");
+    tmux("new-session", "-d", "-s", name, "-x", "120", "-y", "40", command);
+    // tmux trims the prompt's trailing space.
+    await waitFor(
+      () =>
+        screen(name)
+          .split("\n")
+          .some((line) => line.trim() === ">"),
+      "the prompt",
+    );
+
+    tmux("send-keys", "-t", name, "write hello.txt", "Enter");
+    await waitFor(() => screen(name).includes("Permission needed: Write"), "the permission question");
+    expect(existsSync(join(dir, "hello.txt"))).toBe(false);
+    tmux("send-keys", "-t", name, "1", "Enter");
+    await waitFor(() => screen(name).includes("Done writing hello.txt."), "the final answer");
+    expect(readFileSync(join(dir, "hello.txt"), "utf8")).toBe("hi\n");
+    expect(screen(name)).toMatch(/✓ Write\(hello\.txt\)/);
+
+    tmux("send-keys", "-t", name, "/cost", "Enter");
+    await waitFor(() => screen(name).includes("Total: $"), "the cost report");
+
+    tmux("send-keys", "-t", name, "C-c");
+    await waitFor(() => screen(name).includes("press Ctrl-C again"), "the quit hint");
+    tmux("send-keys", "-t", name, "C-c");
+    await waitFor(() => !alive(name), "the agent to quit");
+  });
+});
