@@ -45,7 +45,7 @@ export function registerList(program: Command): void {
       }
       if (unavailable.length > 0) {
         process.stdout.write(
-          "\nNot available in `cc-tools run` at a terminal (a library host or `cc-tools mcp` may offer them):\n",
+          "\nNot available in `cc-tools run` at a terminal (`cc-tools agent`, `cc-tools mcp` or a library host may offer them):\n",
         );
         for (const { tool, reason } of unavailable) {
           process.stdout.write(

@@ -10,16 +10,15 @@ import { workspaceSlot } from "../../core/workspace.js";
 import { canonicalPath } from "../../fs/canonical.js";
 import { shellCwdSlot } from "../../process/cwd.js";
 import {
-  excludeWorktreesDir,
+  addWorktree,
   gitOk,
   listWorktrees,
   repositoryRoot,
   repositoryRootSync,
+  WORKTREES_DIR,
   worktreeSlot,
 } from "./git.js";
 
-/** Where new worktrees go, under the repository root. */
-const WORKTREES_DIR = join(".claude", "worktrees");
 /** A worktree name: one path segment git accepts in a branch name too. */
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
@@ -92,13 +91,8 @@ export const enterWorktreeTool = defineTool({
           throw new InputError(`${path} exists but is not a git worktree; remove it or choose another name.`);
         }
         branch = `worktree-${name}`;
-        const exists = await gitOk(["branch", "--list", branch], root, "check the branch");
-        const args = exists.trim()
-          ? ["worktree", "add", path, branch]
-          : ["worktree", "add", "-b", branch, path, "HEAD"];
-        await gitOk(args, root, `create the worktree ${path}`, ctx.signal);
-        await excludeWorktreesDir(root);
-        created = !exists.trim();
+        created = (await gitOk(["branch", "--list", branch], root, "check the branch")).trim() === "";
+        await addWorktree(root, path, branch, ctx.signal);
       }
     }
     const from = ctx.workingDir;

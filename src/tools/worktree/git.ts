@@ -91,8 +91,24 @@ export async function listWorktrees(dir: string): Promise<Array<{ path: string; 
     });
 }
 
+/** Where worktrees go, under the repository root (EnterWorktree's, and isolated sub-agents'). */
+export const WORKTREES_DIR = join(".claude", "worktrees");
+
+/** Creates a worktree at `path` on a new branch from HEAD (or on `branch` when it exists), kept out of `git status`. */
+export async function addWorktree(
+  root: string,
+  path: string,
+  branch: string,
+  signal?: AbortSignal,
+): Promise<void> {
+  const exists = (await gitOk(["branch", "--list", branch], root, "check the branch", signal)).trim() !== "";
+  const args = exists ? ["worktree", "add", path, branch] : ["worktree", "add", "-b", branch, path, "HEAD"];
+  await gitOk(args, root, `create the worktree ${path}`, signal);
+  await excludeWorktreesDir(root);
+}
+
 /** Keeps `.claude/worktrees/` out of the main checkout's `git status`, through the repository's own exclude file. */
-export async function excludeWorktreesDir(root: string): Promise<void> {
+async function excludeWorktreesDir(root: string): Promise<void> {
   const common = (await gitOk(["rev-parse", "--git-common-dir"], root, "find the git directory")).trim();
   const file = join(resolve(root, common), "info", "exclude");
   const line = "/.claude/worktrees/";

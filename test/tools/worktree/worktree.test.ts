@@ -169,3 +169,38 @@ describe("EnterWorktree's permission check", () => {
     expect((await call(inside, "EnterWorktree", { name: "in" })).result.isError).toBe(false);
   });
 });
+
+describe("Task with isolation worktree (shares the worktree helpers)", () => {
+  it("runs the sub-agent in a new worktree on branch agent/<name>, kept out of the main checkout's status", async () => {
+    const { anthropicProvider } = await import("../../../src/agent/anthropic.js");
+    const { AgentRuntime } = await import("../../../src/agent/runtime.js");
+    const { createHost } = await import("../../../src/core/host.js");
+    const { autoHandler } = await import("../../../src/permissions/handlers.js");
+    const { startStandIn, text } = await import("../../agent/standin.js");
+    const stand = await startStandIn([text("done in the worktree")]);
+    try {
+      const runtime = new AgentRuntime({
+        provider: anthropicProvider({ apiKey: "k", baseURL: stand.url, idleMs: 2_000 }),
+        model: "claude-sonnet-4-5",
+        configDir: tempDir("cc-tools-config-"),
+      });
+      const dir = repo();
+      const ctx = testContext({ workingDir: dir, host: createHost({ model: runtime }, autoHandler) });
+      const result = await call(ctx, "Task", {
+        description: "isolated",
+        prompt: "work",
+        isolation: "worktree",
+        name: "iso",
+      });
+      expect(result.result.isError).toBe(false);
+      const path = join(dir, ".claude", "worktrees", "iso");
+      expect(git(path, "branch", "--show-current")).toBe("agent/iso");
+      expect(git(dir, "status", "--porcelain")).toBe("");
+      const outside = testContext({ host: createHost({ model: runtime }, autoHandler) });
+      const refused = await call(outside, "Task", { description: "x", prompt: "y", isolation: "worktree" });
+      expect(refused.text).toContain('isolation "worktree" needs a git repository');
+    } finally {
+      await stand.close();
+    }
+  });
+});
