@@ -36,11 +36,20 @@ function searchable(ctx: ToolContext): AnyTool[] {
   return [...ctx.tools.availableFor(ctx.host).available.tools, ...(ctx.mcpManager?.tools() ?? [])];
 }
 
+/** A number per tool object, so a pool is known by the very tools in it, not by names two sessions may share. */
+const toolIds = new WeakMap<AnyTool, number>();
+let nextToolId = 0;
+const toolId = (tool: AnyTool) => {
+  let id = toolIds.get(tool);
+  if (id === undefined) toolIds.set(tool, (id = nextToolId++));
+  return id;
+};
+
 /** The index of the last pool searched; rebuilt only when the pool changes (an MCP server connected). */
 let cached: { key: string; index: MiniSearch; byName: Map<string, AnyTool> } | undefined;
 
 function indexFor(tools: readonly AnyTool[]) {
-  const key = tools.map((t) => t.name).join("\n");
+  const key = tools.map(toolId).join(",");
   if (cached?.key === key) return cached;
   cached = { key, index: rebuild(tools), byName: new Map(tools.map((t) => [t.name, t])) };
   return cached;

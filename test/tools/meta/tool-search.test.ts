@@ -96,3 +96,18 @@ describe("ToolSearch", () => {
     expect(bad.text).toContain("max_results");
   });
 });
+
+describe("ToolSearch across sessions", () => {
+  it("never answers with another session's tool that has the same name", async () => {
+    const one = testContext({ tools: [own("Lookup", "Finds customers by email.")] });
+    const two = testContext({ tools: [own("Lookup", "Finds flights by airport code.")] });
+    expect((await call(one, { query: "select:Lookup" })).tools[0]!.description).toContain("customers");
+    expect((await call(two, { query: "select:Lookup" })).tools[0]!.description).toContain("flights");
+    expect((await call(one, { query: "customers", max_results: 1 })).tools[0]!.description).toContain(
+      "customers",
+    );
+    expect((await call(two, { query: "airport", max_results: 1 })).tools[0]!.description).toContain(
+      "flights",
+    );
+  });
+});
