@@ -33,19 +33,16 @@ chmodSync(new URL("dist/bin/cc-tools.js", root), 0o755);
 // tools load (src/mcp/stdio-connection.ts). It is computed from the same code the server runs.
 const { builtinTools, toMcpTools } = await import(new URL("dist/registry.js", root).href);
 const { serverIdentity } = await import(new URL("dist/mcp/identity.js", root).href);
-const { mcpHost } = await import(new URL("dist/mcp/server.js", root).href);
-// What a stdio connection offers: a client that supports elicitation gets the tools that ask the user too.
-const offered = builtinTools().availableFor(mcpHost(() => true)).available;
-const withoutElicitation = new Set(
-  builtinTools()
-    .availableFor(mcpHost(() => false))
-    .available.names(),
-);
 const { SUPPORTED_PROTOCOL_VERSIONS } = await import("@modelcontextprotocol/server");
 const opening = {
   protocolVersions: SUPPORTED_PROTOCOL_VERSIONS,
   ...serverIdentity(),
-  tools: toMcpTools(offered),
-  elicitationTools: offered.names().filter((name) => !withoutElicitation.has(name)),
+  tools: toMcpTools(builtinTools()),
+  // What each tool needs of its host; the connection lists a tool only where the server will serve it.
+  requires: Object.fromEntries(
+    builtinTools()
+      .tools.filter((t) => t.requires.length > 0)
+      .map((t) => [t.name, t.requires]),
+  ),
 };
 writeFileSync(new URL("dist/bin/mcp-opening.json", root), `${JSON.stringify(opening)}\n`);

@@ -1,6 +1,6 @@
 import { homedir } from "node:os";
 import { resolve } from "node:path";
-import type { ToolContext } from "./core/context.js";
+import type { McpClientInfo, ToolContext } from "./core/context.js";
 import { CostTracker } from "./core/cost.js";
 import { createHost, type Host, HostCapability } from "./core/host.js";
 import type { McpManager } from "./core/mcp-manager.js";
@@ -9,7 +9,7 @@ import type { PermissionHandler, PermissionRuleEntry } from "./core/permission.j
 import type { PermissionMode } from "./core/permission-level.js";
 import { Session } from "./core/session.js";
 import type { Settings } from "./core/settings.js";
-import type { AnyTool } from "./core/tool.js";
+import { type AnyTool, assertZod4Schema } from "./core/tool.js";
 import type { ToolSet } from "./core/toolset.js";
 import { workspaceSlot } from "./core/workspace.js";
 import { decideWithHost, permissionStateSlot } from "./permissions/decide.js";
@@ -47,6 +47,34 @@ export interface ToolContextOptions {
    * with ToolSearch. Unset: every MCP tool is sent.
    */
   deferMcpToolsAfter?: number;
+  /** The MCP client the tools are served to, when they are. */
+  mcpClient?: McpClientInfo;
+}
+
+/**
+ * Your own tools must not take a built-in's name or alias (the built-in would win every lookup while the
+ * tool list showed both), nor each other's, and must have zod 4 schemas. Each mistake is an error here,
+ * where it is made, rather than a tool that silently never runs.
+ */
+function checkOwnTools(tools: readonly AnyTool[], builtins: ToolSet): void {
+  const seen = new Set<string>();
+  for (const tool of tools) {
+    for (const name of [tool.name, ...tool.aliases]) {
+      const builtin = builtins.get(name);
+      if (builtin) {
+        throw new TypeError(
+          `createToolContext: your tool "${tool.name}" uses the name "${name}" of the built-in tool ${builtin.name}, which would shadow it. Give your tool another name.`,
+        );
+      }
+      if (seen.has(name)) {
+        throw new TypeError(
+          `createToolContext: two of your tools are named "${name}"; names must be unique.`,
+        );
+      }
+      seen.add(name);
+    }
+    assertZod4Schema(tool.inputSchema, tool.name);
+  }
 }
 
 /** A host made of one permission handler; it reaches a person when the handler says it does. */
@@ -55,6 +83,8 @@ export function hostFromHandler(handler: PermissionHandler): Host {
 }
 
 export function createToolContext(options: ToolContextOptions): ToolContext {
+  const builtins = options.toolSet ?? builtinTools();
+  checkOwnTools(options.tools ?? [], builtins);
   const baseDir = resolve(options.workingDir);
   const session = options.session ?? new Session();
   const config = options.config ?? emptySettings(baseDir);
@@ -83,7 +113,7 @@ export function createToolContext(options: ToolContextOptions): ToolContext {
       state.mode = mode;
     },
     host,
-    tools: (options.toolSet ?? builtinTools()).with(options.tools ?? []),
+    tools: builtins.with(options.tools ?? []),
     agentType: options.agentType,
     deferMcpToolsAfter: options.deferMcpToolsAfter,
     costTracker: options.costTracker ?? new CostTracker(),
@@ -92,6 +122,7 @@ export function createToolContext(options: ToolContextOptions): ToolContext {
     mcpManager: options.mcpManager,
     config,
     additionalDirectories,
+    mcpClient: options.mcpClient,
     resolvePath(path) {
       return resolveAgainst(path, context.workingDir);
     },

@@ -67,3 +67,9 @@ export { type Clock, type CronJob, CronScheduler, cronSlot, MAX_CRON_JOBS } from
 export { loadSettings, SettingsError } from "./settings/load.js";
 export type { Settings, SettingsFile } from "./settings/types.js";
 export { type Todo, TodoList, type TodoStatus, todoSlot } from "./tasks/todos.js";
+export {
+  type PromptAnswer,
+  type PromptModel,
+  type PromptRequest,
+  setPromptModel,
+} from "./web/apply-prompt.js";

@@ -11,6 +11,7 @@ import { scheduleTools } from "./tools/schedule/index.js";
 import { searchTools } from "./tools/search/index.js";
 import { shellTools } from "./tools/shell/index.js";
 import { tasksTools } from "./tools/tasks/index.js";
+import { webTools } from "./tools/web/index.js";
 import { workTools } from "./tools/work/index.js";
 import { worktreeTools } from "./tools/worktree/index.js";
 
@@ -23,6 +24,7 @@ export function builtinTools(): ToolSet {
     ...shellTools,
     ...tasksTools,
     ...searchTools,
+    ...webTools,
     ...mcpTools,
     ...agentTools,
     ...workTools,
@@ -140,7 +142,7 @@ export function toMcpTools(source: ToolsInput = builtinTools()) {
     tools.map((t) => {
       const d = t.toDefinition();
       // Hints let clients treat reads differently (auto-approve them, say); they describe, they do not enforce.
-      const readOnly = t.permissionLevel === "none" || t.permissionLevel === "readOnly";
+      const readOnly = t.readOnly ?? (t.permissionLevel === "none" || t.permissionLevel === "readOnly");
       return {
         name: d.name,
         description: d.description,

@@ -1,8 +1,9 @@
 import { createHash } from "node:crypto";
+import { chmodSync, mkdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { createToolContext } from "../context.js";
-import type { ToolContext } from "../core/context.js";
+import type { McpClientInfo, ToolContext } from "../core/context.js";
 import type { Host } from "../core/host.js";
 import type { McpManager } from "../core/mcp-manager.js";
 import type { PermissionRuleEntry } from "../core/permission.js";
@@ -29,7 +30,7 @@ export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
  * A named session is kept per workspace: its grants, shell directory and files read belong to the project
  * they were made in, so `--session work` in another checkout starts clean.
  */
-function sessionPaths(name: string, workingDir: string) {
+export function sessionPaths(name: string, workingDir: string) {
   // The real path, so a workspace reached through a symlink is the same workspace.
   const real = canonicalPath(workingDir, "/");
   const workspace = `${basename(real) || "root"}-${createHash("sha256").update(real).digest("hex").slice(0, 12)}`;
@@ -46,8 +47,8 @@ export function openSession(name: string | undefined, workingDir: string): Sessi
 }
 
 /**
- * Saves a named session's state atomically (a crash leaves the previous state, never half of one), readable
- * by its owner only.
+ * Saves a named session's state atomically (a crash leaves the previous state, never half of one). The
+ * state names files and commands of the user's project, so it is theirs alone: 0600 in 0700 directories.
  */
 export async function saveSession(
   name: string | undefined,
@@ -55,9 +56,11 @@ export async function saveSession(
   session: Session,
 ): Promise<void> {
   if (!name) return;
-  const { file } = sessionPaths(name, workingDir);
+  const { dir, file } = sessionPaths(name, workingDir);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  chmodSync(dir, 0o700); // made by an older version with the default mode
   const text = `${JSON.stringify(session.snapshot(), null, 2)}\n`;
-  await atomicWrite(file, new TextEncoder().encode(text), { createParents: true, mode: SESSION_FILE_MODE });
+  await atomicWrite(file, new TextEncoder().encode(text), { mode: SESSION_FILE_MODE });
 }
 
 function cliRules(flags: ContextFlags, root: string): PermissionRuleEntry[] {
@@ -87,6 +90,8 @@ export function contextFromFlags(
     host?: Host;
     /** A manager shared between contexts (the MCP server's sessions); by default one is made per context. */
     mcpManager?: McpManager;
+    /** The MCP client the tools are served to (`cc-tools mcp`). */
+    mcpClient?: McpClientInfo;
   } = {},
 ): ToolContext {
   const workingDir = checkWorkingDir(flags.cwd);
@@ -99,5 +104,6 @@ export function contextFromFlags(
     permissionMode: flags.permissionMode,
     host: extra.host,
     rules: cliRules(flags, workingDir),
+    mcpClient: extra.mcpClient,
   });
 }

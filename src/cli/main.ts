@@ -6,6 +6,7 @@ import { registerList } from "./commands/list.js";
 import { registerMcp } from "./commands/mcp.js";
 import { registerRun } from "./commands/run.js";
 import { registerSchema } from "./commands/schema.js";
+import { registerSessions } from "./commands/sessions.js";
 import { EXIT_USAGE } from "./options.js";
 
 // `cc-tools list | head` closes the pipe early; that ends the output, it is not a crash.
@@ -26,6 +27,7 @@ registerSchema(program);
 registerRun(program);
 registerMcp(program);
 registerAgent(program);
+registerSessions(program);
 
 try {
   await program.parseAsync(process.argv);

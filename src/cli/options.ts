@@ -24,7 +24,7 @@ export interface ContextFlags {
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
-const SESSION_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+export const SESSION_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 /** Adds --cwd, --permission-mode, --allow, --deny (and --session where state can persist) to a command. */
 export function addContextOptions(command: Command, { session }: { session: boolean }): Command {

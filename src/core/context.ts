@@ -56,6 +56,8 @@ export interface ToolContext {
   readonly config: Settings;
   /** Directories outside workingDir that count as inside for permissions. */
   readonly additionalDirectories: readonly string[];
+  /** Set when the tools are served to an MCP client (see McpClientInfo). */
+  readonly mcpClient: McpClientInfo | undefined;
   /** Resolves a user- or model-supplied path against workingDir (and `~`). */
   resolvePath(path: string): string;
   /**
@@ -75,6 +77,15 @@ export interface ToolContext {
   rules(): readonly PermissionRuleEntry[];
   /** The decision flow this context (and every context forked from it) uses. */
   readonly decider: PermissionDecider;
+}
+
+/** The MCP client the tools are served to: it has tools of its own, and may ask its user before each call. */
+export interface McpClientInfo {
+  /**
+   * The client asked its user before sending each call, so an ask about what the call visibly does inside
+   * the workspace is answered by that (src/permissions/client-consent.ts). Off for `--permission-mode`.
+   */
+  readonly approvesCalls: boolean;
 }
 
 /** The per-call view: the session context plus this call's signal, id and progress channel. */
@@ -123,6 +134,7 @@ export function forkContext(parent: ToolContext, options: ForkOptions): ToolCont
     mcpManager: parent.mcpManager,
     config: parent.config,
     additionalDirectories: parent.additionalDirectories,
+    mcpClient: parent.mcpClient,
     resolvePath(path) {
       return options.workingDir === undefined
         ? parent.resolvePath(path)

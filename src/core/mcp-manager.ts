@@ -19,9 +19,12 @@ export interface McpResourceContents {
 
 export interface McpServerStatus {
   name: string;
-  status: "connecting" | "connected" | "failed" | "closed";
+  /** `skipped`: deliberately not used (it is cc-tools itself, or a chain's depth limit); see `reason`. */
+  status: "connecting" | "connected" | "failed" | "closed" | "skipped";
   transport: "stdio" | "http" | "sse";
   error?: string;
+  /** Why a skipped server is not used. */
+  reason?: string;
   toolCount: number;
   /** Where the server was configured (.mcp.json path or settings). */
   source?: string;

@@ -32,6 +32,11 @@ export interface Tool<Schema extends z.ZodType = z.ZodType> {
   readonly aliases: readonly string[];
   readonly description: string;
   readonly permissionLevel: PermissionLevel;
+  /**
+   * True when a call changes nothing (MCP's readOnlyHint, which clients use to skip their own prompt).
+   * Unset means: as the level says (None and ReadOnly tools read only).
+   */
+  readonly readOnly?: boolean;
   readonly inputSchema: Schema;
   /** Longest text the result may carry before the executor spills it to a file. */
   readonly maxResultChars: number;
@@ -59,6 +64,8 @@ export interface ToolSpec<Schema extends z.ZodType> {
   aliases?: readonly string[];
   description: string;
   permissionLevel: PermissionLevel;
+  /** Set to false for a tool that needs no permission yet changes things (TaskStop kills processes). */
+  readOnly?: boolean;
   inputSchema: Schema;
   maxResultChars?: number;
   execute(input: z.output<Schema>, ctx: ToolCallContext): Promise<ToolResult>;
@@ -77,15 +84,30 @@ export function inputJsonSchema(schema: z.ZodType): JsonSchema {
   return json;
 }
 
+/**
+ * Refuses an input schema that is not zod 4's. A zod 3 schema (or a zod 3 copy of another package) would
+ * fail later, deep in schema conversion, with a message about neither; zod 4 schemas carry `_zod`.
+ */
+export function assertZod4Schema(schema: unknown, toolName: string): void {
+  if (schema !== null && typeof schema === "object" && "_zod" in schema) return;
+  throw new TypeError(
+    `Tool "${toolName}": inputSchema is not a zod 4 schema${schema && typeof schema === "object" && "_def" in schema ? " (it looks like zod 3)" : ""}. ` +
+      'cc-tools needs zod 4 (a peer dependency, 4.6 or later): install zod@^4.6 and build the schema with `import * as z from "zod"` ' +
+      '(with zod 3.25, `from "zod/v4"`).',
+  );
+}
+
 /** Builds a Tool from a spec: one call per tool file. */
 export function defineTool<Schema extends z.ZodType>(spec: ToolSpec<Schema>): Tool<Schema> {
+  assertZod4Schema(spec.inputSchema, spec.name);
   let definition: ToolDefinition | undefined;
-  const readOnly = spec.permissionLevel === "none" || spec.permissionLevel === "readOnly";
+  const readOnly = spec.readOnly ?? (spec.permissionLevel === "none" || spec.permissionLevel === "readOnly");
   return {
     name: spec.name,
     aliases: spec.aliases ?? [],
     description: spec.description,
     permissionLevel: spec.permissionLevel,
+    readOnly,
     inputSchema: spec.inputSchema,
     maxResultChars: spec.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS,
     execute: spec.execute,

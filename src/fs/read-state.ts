@@ -13,8 +13,6 @@ import type { SessionSlot } from "../core/session.js";
 const SNAPSHOT_MAX_CHARS = 256 * 1024;
 /** Total snapshot text one session keeps; the oldest snapshots are dropped first (hashes stay). */
 const SNAPSHOT_BUDGET_CHARS = 16 * 1024 * 1024;
-/** Snapshot text saved with a `--session` between processes; beyond it the snapshots are not saved. */
-const SAVED_SNAPSHOT_BUDGET_CHARS = 1024 * 1024;
 /** Longest change diff shown in a refusal; a longer change needs a fresh Read. */
 export const CHANGE_DIFF_MAX_LINES = 60;
 /** Lines of context around each change in those diffs. */
@@ -101,24 +99,25 @@ export class ReadState {
     }
   }
 
+  /**
+   * The saved form (`--session`): hashes and line ranges, never the text read. A state file on disk must
+   * not become a copy of the project's files; after a restart a changed file asks for a fresh Read
+   * instead of showing the diff.
+   */
   toJSON(): Record<string, FileReadRecord> {
     const out: Record<string, FileReadRecord> = {};
-    let budget = SAVED_SNAPSHOT_BUDGET_CHARS;
-    for (const [path, entry] of [...this.files].reverse()) {
-      const keep = entry.snapshot !== undefined && entry.snapshot.length <= budget;
-      if (keep) budget -= entry.snapshot!.length;
-      out[path] = keep ? entry : { hash: entry.hash, ranges: entry.ranges };
-    }
+    for (const [path, entry] of this.files) out[path] = { hash: entry.hash, ranges: entry.ranges };
     return out;
   }
 
   static fromJSON(data: unknown): ReadState {
     const state = new ReadState();
     if (!data || typeof data !== "object") return state;
-    for (const [path, value] of Object.entries(data as Record<string, Partial<FileReadRecord>>).reverse()) {
+    // Text in a state file saved by an older version is not trusted or kept: hashes are enough.
+    for (const [path, value] of Object.entries(data as Record<string, Partial<FileReadRecord>>)) {
       if (typeof value?.hash !== "string") continue;
       const ranges = Array.isArray(value.ranges) ? value.ranges : [];
-      state.store(path, { hash: value.hash, ranges }, value.snapshot);
+      state.store(path, { hash: value.hash, ranges }, undefined);
     }
     return state;
   }

@@ -12,7 +12,9 @@ import type { AnyTool } from "../core/tool.js";
 import type { McpServerConfig } from "../settings/types.js";
 import type { ResolvedServer } from "./config.js";
 import type { McpContent } from "./content.js";
+import { clientIdentity, SERVER_NAME } from "./identity.js";
 import { type RemoteToolInfo, remoteTool } from "./remote-tool.js";
+import { depthLimitReason, MCP_DEPTH_ENV, mcpDepth, selfInvocation, selfSkipReason } from "./self.js";
 
 /** Longest a server may take to start and list its tools; `MCP_TIMEOUT` (ms) overrides it, as in Claude Code. */
 export const MCP_CONNECT_TIMEOUT_MS = 30_000;
@@ -25,8 +27,6 @@ const RECONNECT_BACKOFF_MS = 500;
 
 /** How much of a stdio server's stderr is kept, to explain why it failed. */
 const STDERR_TAIL_CHARS = 2_000;
-
-const CLIENT_INFO = { name: "cc-tools", version: "0.1.0" };
 
 function connectTimeout(env: NodeJS.ProcessEnv): number {
   const configured = Number(env.MCP_TIMEOUT);
@@ -59,6 +59,8 @@ function transportKind(config: McpServerConfig): "stdio" | "http" | "sse" {
 class Connection {
   status: McpServerStatus["status"] = "connecting";
   error: string | undefined;
+  /** Why the server is not used at all (it is cc-tools itself, or the depth limit); set once, for good. */
+  skipped: string | undefined;
   tools: AnyTool[] = [];
   private client: Client | undefined;
   private opening: Promise<void> | undefined;
@@ -72,14 +74,26 @@ class Connection {
     readonly source: string,
     private readonly cwd: string,
     private readonly timeoutMs: number,
+    private readonly depth: number,
     private readonly changed: () => void,
-  ) {}
+  ) {
+    const self = selfInvocation(config, cwd);
+    const why = depthLimitReason(depth) ?? (self ? selfSkipReason(self) : undefined);
+    if (why) this.skip(why);
+  }
+
+  private skip(reason: string): void {
+    this.skipped = reason;
+    this.status = "skipped";
+    this.error = undefined;
+  }
 
   get transport() {
     return transportKind(this.config);
   }
 
   open(): Promise<void> {
+    if (this.skipped) return Promise.resolve();
     this.opening ??= this.start().finally(() => {
       this.opening = undefined;
     });
@@ -90,6 +104,7 @@ class Connection {
   async ready(): Promise<Client> {
     if (this.opening) await this.opening;
     if (this.client && this.status === "connected") return this.client;
+    if (this.skipped) throw new Error(`MCP server ${this.name} is not used: ${this.skipped}.`);
     throw new Error(
       `MCP server ${this.name} is not connected (${this.status})${this.error ? `: ${this.error}` : ""}. Run 'cc-tools mcp-servers' to check its configuration.`,
     );
@@ -101,7 +116,7 @@ class Connection {
     let timer: NodeJS.Timeout | undefined;
     try {
       const { Client: ClientClass } = await import("@modelcontextprotocol/client");
-      client = new ClientClass(CLIENT_INFO, {
+      client = new ClientClass(clientIdentity(), {
         capabilities: {},
         listChanged: {
           tools: {
@@ -127,12 +142,20 @@ class Connection {
       await Promise.race([
         (async () => {
           await opened.connect(transport, { timeout: this.timeoutMs });
+          // A wrapper script, a renamed copy or a URL that leads back: it says who it is on initialize.
+          if (opened.getServerVersion()?.name === SERVER_NAME) return;
           const { tools } = await opened.listTools(undefined, { timeout: this.timeoutMs });
           this.setTools(tools as RemoteToolInfo[], false);
         })(),
         timeout,
       ]);
       if (this.closed) throw new Error("the manager was closed while connecting");
+      if (opened.getServerVersion()?.name === SERVER_NAME) {
+        const where = "url" in this.config ? this.config.url : this.config.command;
+        this.skip(selfSkipReason(`it answered initialize as cc-tools (${where})`));
+        await opened.close().catch(() => {});
+        return;
+      }
       client.onclose = () => this.lost(opened);
       this.client = client;
       this.status = "connected";
@@ -168,8 +191,9 @@ class Connection {
         : new StreamableHTTPClientTransport(new URL(config.url), options);
     }
     const { StdioClientTransport } = await import("@modelcontextprotocol/client/stdio");
+    // The marker comes last: a configured env cannot reset the depth that stops chains.
     const env = Object.fromEntries(
-      Object.entries({ ...process.env, ...config.env }).filter(
+      Object.entries({ ...process.env, ...config.env, [MCP_DEPTH_ENV]: String(this.depth + 1) }).filter(
         (e): e is [string, string] => e[1] !== undefined,
       ),
     );
@@ -228,7 +252,7 @@ class Connection {
 
   async close(): Promise<void> {
     this.closed = true;
-    this.status = "closed";
+    if (!this.skipped) this.status = "closed";
     const client = this.client;
     this.client = undefined;
     await client?.close().catch(() => {});
@@ -247,7 +271,9 @@ export class McpClientManager implements McpManager {
   private connecting: Promise<void> | undefined;
 
   constructor(servers: readonly ResolvedServer[], options: { cwd: string; env?: NodeJS.ProcessEnv }) {
-    const timeoutMs = connectTimeout(options.env ?? process.env);
+    const env = options.env ?? process.env;
+    const timeoutMs = connectTimeout(env);
+    const depth = mcpDepth(env);
     for (const server of servers) {
       if (!server.ok) {
         this.invalid.push({
@@ -261,7 +287,9 @@ export class McpClientManager implements McpManager {
         continue;
       }
       this.connections.push(
-        new Connection(server.name, server.config, server.source, options.cwd, timeoutMs, () => this.emit()),
+        new Connection(server.name, server.config, server.source, options.cwd, timeoutMs, depth, () =>
+          this.emit(),
+        ),
       );
     }
   }
@@ -282,6 +310,7 @@ export class McpClientManager implements McpManager {
         status: c.status,
         transport: c.transport,
         error: c.error,
+        ...(c.skipped ? { reason: c.skipped } : {}),
         toolCount: c.tools.length,
         source: c.source,
       })),

@@ -107,6 +107,7 @@ export function createToolSession(
   const order = new ArrivalOrder(ctx);
 
   // Our schemas are draft-07 objects; the SDK's type wants its own JSON value type.
+  // Only tools that can work here are offered: no PowerShell where pwsh is not installed.
   server.setRequestHandler("tools/list", () => ({
     tools: toMcpTools(toolsFor(ctx)) as ListToolsResult["tools"],
   }));

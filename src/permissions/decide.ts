@@ -5,6 +5,7 @@ import type { PermissionMode } from "../core/permission-level.js";
 import type { SessionSlot } from "../core/session.js";
 import { evaluatePermission } from "./evaluate.js";
 import { persistRule } from "./persist.js";
+import type { EvaluationInput } from "./types.js";
 
 /** Session-scoped permission state, so a named session keeps its mode and grants between CLI runs. */
 export interface PermissionState {
@@ -30,7 +31,7 @@ export const permissionStateSlot: SessionSlot<PermissionState> = {
 export const decideWithHost: PermissionDecider = async (ctx, tool, input, signal, hook) => {
   if (tool.permissionLevel === "none") return { behavior: "allow", reason: "this tool needs no permission" };
   const subject = tool.permissionSubject(input, ctx);
-  const evaluation = {
+  let evaluation: EvaluationInput = {
     toolName: tool.name,
     level: tool.permissionLevel,
     subject,
@@ -49,7 +50,17 @@ export const decideWithHost: PermissionDecider = async (ctx, tool, input, signal
   if (hook?.decision === "ask" && decision.behavior === "allow") {
     decision = { behavior: "ask", reason: `a PreToolUse hook asks for approval: ${hook.reason}` };
   }
+  if (decision.behavior === "deny" && ctx.permissionMode === "dontAsk" && decision.rule === undefined) {
+    return namingTheRule(evaluation, decision);
+  }
   if (decision.behavior !== "ask") return decision;
+  if (ctx.mcpClient?.approvesCalls && hook?.decision !== "ask") {
+    // One consent, not two: what is left to ask (and why) is what the client's approval does not cover.
+    const { clientApproval } = await import("./client-consent.js");
+    const consent = clientApproval(evaluation);
+    if (consent?.decision.behavior === "allow") return consent.decision;
+    if (consent?.decision.behavior === "ask") ({ decision, input: evaluation } = consent);
+  }
 
   const { suggestRules } = await import("./suggest.js");
   const suggestedRules = suggestRules(evaluation);
@@ -92,4 +103,19 @@ async function remember(
     }
   }
   return { behavior: "allow", reason: `allowed by the user (${scope})` };
+}
+
+/** A dontAsk refusal of what would have been asked names the allow rule that lets the call through. */
+async function namingTheRule(
+  evaluation: EvaluationInput,
+  decision: PermissionDecision,
+): Promise<PermissionDecision> {
+  if (evaluatePermission({ ...evaluation, mode: "default" }).behavior !== "ask") return decision;
+  const { suggestRules } = await import("./suggest.js");
+  const { howToAllow } = await import("./handlers.js");
+  const suggestedRules = suggestRules(evaluation);
+  return {
+    ...decision,
+    reason: `${decision.reason}. ${howToAllow({ suggestedRules, mode: evaluation.mode })}`,
+  };
 }

@@ -279,7 +279,7 @@ function finish(input: EvaluationInput, decision: PermissionDecision): Permissio
   return {
     ...decision,
     behavior: "deny",
-    reason: `${decision.reason}; dontAsk mode denies whatever would need approval`,
+    reason: `${decision.reason}; dontAsk mode refuses, instead of asking, whatever no allow rule covers`,
   };
 }
 
@@ -325,7 +325,9 @@ function evaluateSingle(ev: Evaluation): PermissionDecision {
   const denied = ev.find("deny", matches);
   if (denied) return byRule("deny", denied, what);
   const writes = subject.kind === "path" && subject.access === "write";
-  const inside = view === undefined || (writes ? ev.insideForWrite(view) : ev.inside(view));
+  // The network is outside the workspace: a fetch asks unless a rule (WebFetch(domain:…)) allows it.
+  const inside =
+    view === undefined ? subject.kind !== "url" : writes ? ev.insideForWrite(view) : ev.inside(view);
   const cell = ev.cell(inside);
   if (cell === "deny") return planDenial(input);
   const asked = ev.find("ask", matches);
@@ -353,7 +355,12 @@ function askReason(ev: Evaluation, what: string, inside: boolean, view: PathView
   if (!inside && view) {
     return `${view.canonical} is outside the workspace (${ev.input.workingDir}) and its additional directories`;
   }
-  if (level === "write") return `${what} changes files, and ${mode} mode asks before edits`;
+  if (ev.input.subject.kind === "url")
+    return `${what} of ${ev.input.subject.url} reaches the network, and no allow rule covers that host`;
+  if (level === "write")
+    return mode === "dontAsk"
+      ? `${what} changes files`
+      : `${what} changes files, and ${mode} mode asks before edits`;
   return `${what} needs approval: no allow rule covers it`;
 }
 

@@ -5,7 +5,7 @@ import type { PermissionAnswer, PermissionHandler, PermissionRequest } from "./t
 export const PROMPT_PREVIEW_CHARS = 400;
 
 /** One sentence on how to allow a call without being asked: the rules to add, or why none can. */
-export function howToAllow(request: PermissionRequest): string {
+export function howToAllow(request: Pick<PermissionRequest, "suggestedRules" | "mode">): string {
   if (request.suggestedRules.length === 0) {
     return request.mode === "bypassPermissions"
       ? "No rule can allow this call: a deny or ask rule may cover what it runs. Rewrite it so every command it runs is visible on the command line."

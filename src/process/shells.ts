@@ -100,3 +100,12 @@ export function locateExecutable(name: string, path = process.env.PATH ?? ""): s
   located.set(key, found);
   return found;
 }
+
+/**
+ * Why a tool cannot work on this machine, or undefined when it can: a shell tool needs its shell on PATH.
+ * Hosts leave such a tool out of what they offer (a model would only learn it by failing), and say why.
+ */
+export function toolUnavailable(toolName: string, path = process.env.PATH ?? ""): string | undefined {
+  const adapter = [bashAdapter, powershellAdapter].find((a) => a.toolName === toolName);
+  return adapter && !locateExecutable(adapter.executable, path) ? adapter.missingHint : undefined;
+}

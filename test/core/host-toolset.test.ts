@@ -80,7 +80,7 @@ describe("ToolSet", () => {
     const clash = defineTool({ ...hidden, name: "Read", aliases: [], deferred: false } as never);
     expect(() => builtinTools().with([clash])).toThrow(DuplicateToolError);
     expect(() => createToolContext({ workingDir: tempDir(), tools: [clash] })).toThrow(
-      /Two tools are named "Read"/,
+      /uses the name "Read" of the built-in tool Read/,
     );
   });
 

@@ -58,24 +58,35 @@ describe("README", () => {
       .map((line) => line.replace(/\s+#.*$/, "").trim())
       .filter(Boolean);
     expect(lines.length).toBeGreaterThan(4);
-    let last = "";
-    for (const line of lines) {
-      const run = spawnSync("bash", ["-c", line.replaceAll("npx cc-tools", `node ${JSON.stringify(CLI)}`)], {
-        cwd: dir,
-        encoding: "utf8",
-        env: {
-          ...process.env,
-          CLAUDE_CONFIG_DIR: home,
-          CC_TOOLS_STATE_DIR: home,
-          CI: "1",
-          CC_TOOLS_LOG: "silent",
-        },
-        timeout: 60_000,
-      });
-      expect({ line, code: run.status, stderr: run.stderr }).toEqual({ line, code: 0, stderr: "" });
-      last = run.stdout;
+    // Twice: the examples leave nothing behind that makes a second run fail (the session is reset).
+    for (const round of [1, 2]) {
+      for (const line of lines) {
+        const run = spawnSync(
+          "bash",
+          ["-c", line.replaceAll("npx cc-tools", `node ${JSON.stringify(CLI)}`)],
+          {
+            cwd: dir,
+            encoding: "utf8",
+            env: {
+              ...process.env,
+              CLAUDE_CONFIG_DIR: home,
+              CC_TOOLS_STATE_DIR: home,
+              CI: "1",
+              CC_TOOLS_LOG: "silent",
+            },
+            timeout: 60_000,
+          },
+        );
+        expect({ round, line, code: run.status, stderr: run.stderr }).toEqual({
+          round,
+          line,
+          code: 0,
+          stderr: "",
+        });
+        // The `pwd` example shows the `cd` of the one before persisting in the session.
+        if (line.includes('"pwd"')) expect(run.stdout.trim()).toBe(join(dir, "src"));
+        if (line.includes("sessions list")) expect(run.stdout).toMatch(/^work\s+last saved/);
+      }
     }
-    // The last example shows the `cd` of the one before persisting in the session.
-    expect(last.trim()).toBe(join(dir, "src"));
   });
 });

@@ -1,5 +1,5 @@
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { tempDir } from "../helpers/context.js";
 import { cli } from "./cli.js";
@@ -150,5 +150,29 @@ describe("cc-tools run: hooks from settings", () => {
     writeFileSync(join(ws.dir, "hook.sh"), "#!/bin/sh\nexit 2\n");
     chmodSync(join(ws.dir, "hook.sh"), 0o644);
     expect(ws.run("Bash", { command: "echo ran" }, "--allow", "Bash(echo:*)").stdout).toBe("ran\n");
+  });
+});
+
+describe("cc-tools run --session: the state on disk", () => {
+  it("holds hashes, never the text read, in a file only the user can read; sessions reset forgets it", () => {
+    const { dir, home, env, run } = workspace();
+    writeFileSync(join(dir, "secret.txt"), "the-password-is-swordfish\n");
+    expect(run("Read", { file_path: "secret.txt" }, "--session", "s").code).toBe(0);
+    const listed = cli(["sessions", "list", "--json"], { cwd: dir, env });
+    const [session] = (JSON.parse(listed.stdout) as { sessions: Array<{ name: string; file: string }> })
+      .sessions;
+    expect(session!.name).toBe("s");
+    expect(session!.file.startsWith(join(home, "state", "sessions", "s"))).toBe(true);
+    expect(readFileSync(session!.file, "utf8")).not.toContain("swordfish");
+    expect(statSync(session!.file).mode & 0o777).toBe(0o600);
+    expect(statSync(dirname(session!.file)).mode & 0o777).toBe(0o700);
+
+    const reset = cli(["sessions", "reset", "s"], { cwd: dir, env });
+    expect(reset.code).toBe(0);
+    expect(existsSync(session!.file)).toBe(false);
+    expect(cli(["sessions"], { cwd: dir, env }).stdout).toContain("No named sessions");
+    const edit = { file_path: "secret.txt", old_string: "swordfish", new_string: "x" };
+    const after = run("Edit", edit, "--session", "s", "--permission-mode", "acceptEdits");
+    expect(after.stderr).toContain("has not been read in this session");
   });
 });

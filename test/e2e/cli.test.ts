@@ -1,5 +1,5 @@
-import { spawnSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { execSync, spawnSync } from "node:child_process";
+import { readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { allTools } from "../../src/registry.js";
@@ -25,17 +25,40 @@ describe("cc-tools CLI", () => {
   it("lists every tool with its level", () => {
     const { stdout, code } = cli(["list"]);
     expect(code).toBe(0);
-    const [available, unavailable] = stdout.split("\nNot available in `cc-tools run`");
+    const lines = stdout.trim().split("\n");
+    expect(lines).toHaveLength(allTools().length);
     for (const tool of allTools())
       expect(stdout).toMatch(new RegExp(`^${tool.name} +${tool.permissionLevel} `, "m"));
-    expect(available!.trim().split("\n").length + unavailable!.trim().split("\n").length - 1).toBe(
-      allTools().length,
+    // Tools the terminal cannot serve say so, with the reason.
+    expect(stdout).toMatch(
+      /^SendMessage +none +\(unavailable here\) it needs other conversations to message/m,
     );
-    // Tools the terminal cannot serve are listed apart, each with the reason.
-    expect(unavailable).toMatch(/^SendMessage +none .*Unavailable: it needs other conversations to message/m);
-    expect(unavailable).toMatch(
-      /^CronCreate +none .*Unavailable: it needs a conversation to run prompts in/m,
+    expect(stdout).toMatch(
+      /^CronCreate +none +\(unavailable here\) it needs a conversation to run prompts in/m,
     );
+  });
+
+  it("shows PowerShell as unavailable, with the reason, where pwsh is not on PATH", () => {
+    const noPwsh = tempDir("cc-tools-path-");
+    symlinkSync(process.execPath, join(noPwsh, "node"));
+    for (const bin of ["bash", "sh"])
+      symlinkSync(execSync(`command -v ${bin}`).toString().trim(), join(noPwsh, bin));
+    const without = cli(["list", "--json"], { env: { PATH: noPwsh } });
+    const row = (
+      JSON.parse(without.stdout) as Array<{ name: string; available: boolean; unavailableReason?: string }>
+    ).find((r) => r.name === "PowerShell")!;
+    expect(row.available).toBe(false);
+    expect(row.unavailableReason).toContain("PowerShell (pwsh) is not installed");
+    expect(cli(["list"], { env: { PATH: noPwsh } }).stdout).toMatch(
+      /^PowerShell +execute +\(unavailable here\)/m,
+    );
+
+    writeFileSync(join(noPwsh, "pwsh"), "#!/bin/sh\n", { mode: 0o755 });
+    const withPwsh = JSON.parse(cli(["list", "--json"], { env: { PATH: noPwsh } }).stdout) as Array<{
+      name: string;
+      available: boolean;
+    }>;
+    expect(withPwsh.find((r) => r.name === "PowerShell")!.available).toBe(true);
   });
 
   it("stops quietly when its output pipe closes early", () => {

@@ -1,11 +1,12 @@
 import { execFile, spawn } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { afterEach, describe, expect, it } from "vitest";
 import { mcpHost } from "../../src/mcp/server.js";
+import { toolUnavailable } from "../../src/process/shells.js";
 import { allTools, builtinTools } from "../../src/registry.js";
 import { tempDir } from "../helpers/context.js";
 import { processesMatching, waitFor } from "../mcp/fixtures.js";
@@ -91,12 +92,41 @@ describe("cc-tools mcp (built CLI) with the SDK client", () => {
     expect(text(grep)).toContain("a.ts");
   });
 
-  it("refuses a call that needs approval and names the rule that would allow it", async () => {
+  it("offers PowerShell only where pwsh is on PATH, in the opening's answer and the server's alike", async () => {
+    const { dir, env } = workspace();
+    const bin = tempDir("cc-tools-path-");
+    const path = `${bin}:${process.env.PATH}`;
+    const names = async (client: Client) => (await client.listTools()).tools.map((t) => t.name);
+    const installed = toolUnavailable("PowerShell", process.env.PATH) === undefined;
+    const before = await serve(dir, { ...env, PATH: path });
+    expect((await names(before)).includes("PowerShell")).toBe(installed);
+    writeFileSync(join(bin, "pwsh"), "#!/bin/sh\n", { mode: 0o755 });
+    const after = await serve(dir, { ...env, PATH: path });
+    // The first answer comes from the opening (build-time data), the second from the SDK server.
+    expect(await names(after)).toContain("PowerShell");
+    await after.callTool({ name: "TaskOutput", arguments: { task_id: "none" } });
+    expect(await names(after)).toContain("PowerShell");
+  });
+
+  it("runs what the client approved inside the workspace; --permission-mode default asks for it again", async () => {
     const { dir, env } = workspace();
     const client = await serve(dir, env);
-    const denied = await client.callTool({ name: "Bash", arguments: { command: "touch x" } });
+    const made = await client.callTool({ name: "Bash", arguments: { command: "touch x" } });
+    expect(made.isError).toBeFalsy();
+    expect(existsSync(join(dir, "x"))).toBe(true);
+    const outside = join(tempDir("cc-tools-outside-"), "y");
+    const far = await client.callTool({ name: "Bash", arguments: { command: `touch ${outside}` } });
+    expect(far.isError).toBeFalsy(); // a command's arguments are the client's to judge; redirections are not
+    const redirect = await client.callTool({ name: "Bash", arguments: { command: `echo 1 > ${outside}2` } });
+    expect(redirect.isError).toBe(true);
+    expect(text(redirect)).toContain("no user could be asked");
+    expect(existsSync(`${outside}2`)).toBe(false);
+
+    const strict = await serve(dir, env, ["--permission-mode", "default"]);
+    const denied = await strict.callTool({ name: "Bash", arguments: { command: "touch z" } });
     expect(denied.isError).toBe(true);
-    expect(text(denied)).toMatch(/--allow '.*Bash/);
+    expect(text(denied)).toContain("Ask the user to allow `Bash(touch z)`");
+    expect(existsSync(join(dir, "z"))).toBe(false);
   });
 
   it("cancelling a Bash sleep leaves no sleep process; closing stdin kills background jobs", async () => {

@@ -215,7 +215,7 @@ describe("SendMessage between the sessions of one HTTP server (built CLI)", () =
     child.stderr.on("data", (d) => (stderr += d));
     try {
       expect(await waitFor(() => /listening on (\S+)/.test(stderr))).toBe(true);
-      const url = new URL(/listening on (\S+)/.exec(stderr)![1]!);
+      const url = new URL(/listening on (http\S+?\/mcp)\b/.exec(stderr)![1]!);
       const open = async (name: string) => {
         const client = new Client({ name, version: "1" });
         await client.connect(new StreamableHTTPClientTransport(url));

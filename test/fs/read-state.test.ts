@@ -13,15 +13,22 @@ describe("read-state", () => {
     expect(state.get("/f")?.ranges).toEqual([[5, 6]]);
   });
 
-  it("survives a save and load through the session, as `--session` runs do", () => {
+  it("survives a save and load through the session, as `--session` runs do, keeping hashes and never text", () => {
     const first = new Session();
-    first.get(readStateSlot).recordRead("/a.txt", contentHash(Buffer.from("a")), "a\n", [1, 1]);
-    const second = new Session({ saved: JSON.parse(JSON.stringify(first.snapshot())) });
+    first.get(readStateSlot).recordRead("/a.txt", contentHash(Buffer.from("a")), "secret text\n", [1, 1]);
+    first.get(readStateSlot).recordRead("/b.txt", "hb", "b\n", [1, 1]);
+    const saved = JSON.stringify(first.snapshot());
+    expect(saved).not.toContain("secret text");
+    const second = new Session({ saved: JSON.parse(saved) });
     expect(second.get(readStateSlot).get("/a.txt")).toEqual({
       hash: contentHash(Buffer.from("a")),
       ranges: [[1, 1]],
-      snapshot: "a\n",
     });
+    // A state file from an older version that held text: the text is not taken back in.
+    const old = new Session({
+      saved: { "file-read-state": { "/c.txt": { hash: "hc", ranges: [], snapshot: "old text" } } },
+    });
+    expect(old.get(readStateSlot).get("/c.txt")).toEqual({ hash: "hc", ranges: [] });
   });
 
   it("keeps text only for small files, so memory stays bounded", () => {

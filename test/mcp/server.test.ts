@@ -65,6 +65,12 @@ describe("MCP server session", () => {
     // Nobody to ask (no elicitation), no other session, no prompt runner.
     for (const absent of ["AskUserQuestion", "SendMessage", "CronCreate"])
       expect(tools.map((t) => t.name)).not.toContain(absent);
+    // TaskStop needs no permission, but it kills processes: it is not announced as read-only.
+    expect(tools.find((t) => t.name === "TaskStop")!.annotations).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: true,
+    });
+    expect(tools.find((t) => t.name === "TaskOutput")!.annotations).toMatchObject({ readOnlyHint: true });
     for (const tool of tools) {
       expect(tool.inputSchema).toEqual(
         allTools()
@@ -157,7 +163,7 @@ describe("MCP server session", () => {
     const dir = tempDir();
     writeFileSync(join(dir, "a.txt"), "hi\n");
     const asked: string[] = [];
-    const answers = ["deny", "allow_once"];
+    const answers = ["Deny", "Allow once"];
     const { client } = await connect(factory(dir, "default"), (message) => {
       asked.push(message);
       return { action: "accept", content: { decision: answers.shift() ?? "deny" } };
@@ -168,14 +174,14 @@ describe("MCP server session", () => {
     const allowed = await client.callTool({ name: "Bash", arguments: { command: "echo two" } });
     expect(text(allowed)).toContain("two");
     expect(asked).toHaveLength(2);
-    expect(asked[0]).toContain("Bash");
+    expect(asked[0]).toContain("echo one");
   });
 
   it("without elicitation, refuses with the rule that would allow the call", async () => {
     const { client } = await connect(factory(tempDir(), "default"));
     const denied = await client.callTool({ name: "Bash", arguments: { command: "echo hi" } });
     expect(denied.isError).toBe(true);
-    expect(text(denied)).toContain("--allow");
+    expect(text(denied)).toContain("Ask the user to allow `Bash(echo hi)`");
   });
 });
 

@@ -4,7 +4,6 @@ import { PassThrough } from "node:stream";
 import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/server";
 import { describe, expect, it } from "vitest";
 import { serverIdentity } from "../../src/mcp/identity.js";
-import { mcpHost } from "../../src/mcp/server.js";
 import {
   INPUT_END_DRAIN_MS,
   MAX_FRAME_BYTES,
@@ -101,8 +100,8 @@ describe("StdioConnection", () => {
   it("lists the tools that ask the user only to a client that said it supports elicitation", async () => {
     const data = {
       ...opening,
-      tools: [{ name: "Read" }, { name: "AskUserQuestion" }],
-      elicitationTools: ["AskUserQuestion"],
+      tools: [{ name: "Read" }, { name: "AskUserQuestion" }, { name: "SendMessage" }],
+      requires: { AskUserQuestion: ["questions"], SendMessage: ["messages"] },
     };
     for (const [capabilities, names] of [
       [{}, ["Read"]],
@@ -298,10 +297,13 @@ describe("the built opening", () => {
   ) as OpeningData;
 
   it("matches the tools, identity and protocol versions the server itself has", () => {
-    // What a stdio connection offers a client that elicits; AskUserQuestion is dropped for one that does not.
-    const offered = builtinTools().availableFor(mcpHost(() => true)).available;
-    expect(built.tools).toEqual(JSON.parse(JSON.stringify(toMcpTools(offered))));
-    expect(built.elicitationTools).toEqual(["AskUserQuestion"]);
+    expect(built.tools).toEqual(JSON.parse(JSON.stringify(toMcpTools(builtinTools()))));
+    // What each tool needs of its host, for the connection to filter the list as the server would.
+    expect(built.requires).toMatchObject({
+      AskUserQuestion: ["questions"],
+      CronCreate: ["prompts"],
+      Task: ["model"],
+    });
     const { capabilities, serverInfo, instructions } = serverIdentity();
     expect({ capabilities, serverInfo, instructions }).toEqual({
       capabilities: built.capabilities,

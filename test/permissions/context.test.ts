@@ -56,3 +56,17 @@ describe("the context asks the handler and remembers 'always' answers", () => {
     expect(decision.reason).toContain("Bash(ls), Bash(sh)");
   });
 });
+
+describe("dontAsk refusals", () => {
+  it("say plainly that nothing is asked, and name the allow rule that would let the call through", async () => {
+    const dir = tempDir();
+    const ctx = createToolContext({ workingDir: dir, permissionMode: "dontAsk", config: emptySettings(dir) });
+    const decision = await ctx.checkPermission(shell, { command: "npm test" });
+    expect(decision.behavior).toBe("deny");
+    expect(decision.reason).toContain(
+      "dontAsk mode refuses, instead of asking, whatever no allow rule covers",
+    );
+    expect(decision.reason).toContain("Bash(npm test)");
+    expect(decision.reason).not.toMatch(/asks before|would need approval/);
+  });
+});

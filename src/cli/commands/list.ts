@@ -11,7 +11,7 @@ export function registerList(program: Command): void {
   program
     .command("list")
     .description(
-      "list the built-in tools: name, permission level, what each does; tools `cc-tools run` cannot serve are listed apart, with the reason",
+      "list the built-in tools: name, permission level, what each does; a tool `cc-tools run` cannot serve here says why",
     )
     .option("--json", "print JSON (name, level, aliases, description, available, unavailableReason)")
     .action(async (options: { json?: boolean }) => {
@@ -21,9 +21,9 @@ export function registerList(program: Command): void {
       ]);
       const tools = builtinTools();
       // The host `cc-tools run` has at a terminal: a person to ask, no other conversation, no prompt runner.
+      // A tool may also be missing what it needs on this machine (PowerShell without pwsh).
       const host = terminalHost({ input: process.stdin, output: process.stderr });
-      const { unavailable } = tools.availableFor(host);
-      const reasons = new Map(unavailable.map((u) => [u.tool.name, u.reason]));
+      const reasons = new Map(tools.availableFor(host).unavailable.map((u) => [u.tool.name, u.reason]));
       if (options.json) {
         const rows = tools.tools.map((t) => ({
           name: t.name,
@@ -38,20 +38,12 @@ export function registerList(program: Command): void {
       }
       const nameWidth = Math.max(...tools.tools.map((t) => t.name.length));
       const levelWidth = Math.max(...tools.tools.map((t) => t.permissionLevel.length));
-      const line = (name: string, level: string, text: string) =>
-        `${name.padEnd(nameWidth)}  ${level.padEnd(levelWidth)}  ${text}\n`;
-      for (const t of tools.tools.filter((tool) => !reasons.has(tool.name))) {
-        process.stdout.write(line(t.name, t.permissionLevel, summary(t.description)));
-      }
-      if (unavailable.length > 0) {
+      for (const t of tools.tools) {
+        const reason = reasons.get(t.name);
+        const what = reason ? `(unavailable here) ${reason}` : summary(t.description);
         process.stdout.write(
-          "\nNot available in `cc-tools run` at a terminal (`cc-tools agent`, `cc-tools mcp` or a library host may offer them):\n",
+          `${t.name.padEnd(nameWidth)}  ${t.permissionLevel.padEnd(levelWidth)}  ${what}\n`,
         );
-        for (const { tool, reason } of unavailable) {
-          process.stdout.write(
-            line(tool.name, tool.permissionLevel, `${summary(tool.description)} Unavailable: ${reason}.`),
-          );
-        }
       }
     });
 }

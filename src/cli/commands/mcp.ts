@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { type Command, InvalidArgumentError } from "commander";
+import { type ModelAccess, withModel } from "../../core/host.js";
 import type { McpServerStatus } from "../../core/mcp-manager.js";
 import type { Session } from "../../core/session.js";
 import type { ContextFactory, ToolSessionOptions } from "../../mcp/server.js";
@@ -18,6 +19,25 @@ interface ServeFlags extends ContextFlags {
   port: number;
   host: string;
   token?: string;
+}
+
+/** The model runtime when the environment configures one (ANTHROPIC_API_KEY, or OPENAI_BASE_URL). */
+/** The cheap part of configuredModel's test, for the opening's tools/list (answered before anything loads). */
+function modelMayBeConfigured(): boolean {
+  return Boolean(process.env.ANTHROPIC_API_KEY || process.env.OPENAI_BASE_URL);
+}
+
+async function configuredModel(): Promise<ModelAccess | undefined> {
+  if (!modelMayBeConfigured()) return undefined;
+  const { AgentRuntime, DEFAULT_MODEL, providerFromEnv } = await import("../../agent/runtime.js");
+  const { userConfigDir } = await import("../../settings/load.js");
+  const configured = providerFromEnv(process.env, undefined);
+  if ("missing" in configured) return undefined;
+  return new AgentRuntime({
+    provider: configured.provider,
+    model: DEFAULT_MODEL,
+    configDir: userConfigDir(),
+  });
 }
 
 /** Port of `--http` when none is given. */
@@ -39,7 +59,14 @@ function usageError(command: string, message: string): void {
  * `cc-tools mcp`. Over stdio the client's opening (initialize, tools/list) is answered from build-time data
  * while the SDK, the executor and the tools load; the heavy modules load only after that.
  */
-async function serve(flags: ServeFlags): Promise<void> {
+async function serve(flags: ServeFlags, command: Command): Promise<void> {
+  const stray = (["port", "host"] as const).filter((name) => command.getOptionValueSource(name) === "cli");
+  if (!flags.http && stray.length > 0) {
+    return usageError(
+      "mcp",
+      `${stray.map((name) => `--${name}`).join(" and ")} only apply to --http; add --http to serve over HTTP, or drop ${stray.length > 1 ? "them" : "it"} for stdio.`,
+    );
+  }
   const token = flags.token ?? process.env.CC_TOOLS_TOKEN;
   const workingDir = resolve(flags.cwd ?? process.cwd());
   const { loadSettings, SettingsError } = await import("../../settings/load.js");
@@ -52,10 +79,22 @@ async function serve(flags: ServeFlags): Promise<void> {
     throw error;
   }
 
+  // With no --permission-mode, a call the client sends counts as approved inside the workspace (one consent).
+  const approvesCalls = flags.permissionMode === undefined;
+  const mode = flags.permissionMode ?? settings.defaultMode ?? "default";
+  const consents = approvesCalls && (mode === "default" || mode === "acceptEdits");
+  const policy = `permission mode ${mode}${consents ? " (calls the client approves may edit and run commands inside the workspace)" : ""}`;
+
   let connection: StdioConnection | undefined;
   if (!flags.http) {
+    // Someone started it by hand: say what this is, so a silent wait does not look like a hang.
+    if (process.stderr.isTTY) {
+      process.stderr.write(
+        `cc-tools MCP server on stdio: Claude Code's tools for ${workingDir}, ${policy}. Waiting for an MCP client on stdin (Ctrl-C to stop).\n`,
+      );
+    }
     const { StdioConnection, readOpening } = await import("../../mcp/stdio-connection.js");
-    connection = new StdioConnection(process.stdin, process.stdout, readOpening());
+    connection = new StdioConnection(process.stdin, process.stdout, readOpening(), modelMayBeConfigured());
     // The client may leave having only asked what the opening answered: then nothing more loads.
     if (!(await connection.needsServer)) return;
   }
@@ -68,8 +107,15 @@ async function serve(flags: ServeFlags): Promise<void> {
     if (error instanceof SettingsError) return usageError("mcp", error.message);
     throw error;
   }
+  // With a model configured, every client gets sub-agents (Task) and WebFetch's prompt.
+  const model = await configuredModel();
   const makeContext: ContextFactory = (session, host) =>
-    contextFromFlags(flags, { session, host, mcpManager: manager });
+    contextFromFlags(flags, {
+      session,
+      host: model ? withModel(host, model) : host,
+      mcpManager: manager,
+      mcpClient: { approvesCalls },
+    });
   // A named session is restored when a connection opens and saved after every call, so a client that
   // reconnects (or a restarted server) finds its work items, todos and mode. One connection holds the name
   // at a time; another connecting meanwhile gets a fresh session rather than overwriting the saved one.
@@ -124,7 +170,7 @@ async function serve(flags: ServeFlags): Promise<void> {
     return;
   }
   process.stderr.write(
-    `cc-tools MCP server listening on ${served.url}${token ? " (bearer token required)" : ""}\n`,
+    `cc-tools MCP server listening on ${served.url}${token ? " (bearer token required)" : ""}: Claude Code's tools for ${workingDir}, ${policy}.\n`,
   );
   const stop = async () => {
     await served.close();
@@ -148,9 +194,10 @@ function printStatuses(statuses: McpServerStatus[]): void {
     process.stdout.write(
       `${s.name.padEnd(nameWidth)}  ${s.transport.padEnd(5)}  ${s.status.padEnd(9)}  ${tools}\n`,
     );
-    if (s.error)
+    const note = s.error ?? s.reason;
+    if (note)
       process.stdout.write(
-        `${" ".repeat(nameWidth + 2)}${s.error.replaceAll("\n", `\n${" ".repeat(nameWidth + 2)}`)}\n`,
+        `${" ".repeat(nameWidth + 2)}${note.replaceAll("\n", `\n${" ".repeat(nameWidth + 2)}`)}\n`,
       );
   }
 }
@@ -175,7 +222,10 @@ async function listServers(flags: { cwd?: string; json?: boolean }): Promise<voi
   await manager?.close();
   if (flags.json) process.stdout.write(`${JSON.stringify({ servers: statuses, tools }, null, 2)}\n`);
   else printStatuses(statuses);
-  process.exitCode = statuses.some((s) => s.status !== "connected") ? EXIT_TOOL_ERROR : 0;
+  // A skipped server (cc-tools itself) is the configuration working as meant, not a failure.
+  process.exitCode = statuses.some((s) => s.status !== "connected" && s.status !== "skipped")
+    ? EXIT_TOOL_ERROR
+    : 0;
 }
 
 export function registerMcp(program: Command): void {
@@ -197,8 +247,12 @@ Examples:
   cc-tools mcp --http --port 3333                    # http://127.0.0.1:3333/mcp
   CC_TOOLS_TOKEN=secret cc-tools mcp --http --host 0.0.0.0
 
-Permission asks go to the client through MCP elicitation when it supports that; otherwise the call is
-refused with the rule that would allow it (pass it with --allow, or pick a --permission-mode).`,
+Permissions: the client asks its user before each call, so by default a call it sends may edit files
+and run commands inside the workspace. Deny and ask rules, anything outside the workspace, settings,
+.mcp.json and .git, and Dangerous tools still need cc-tools' own approval: asked through the client
+(MCP elicitation) when it can show questions, else refused (allow with --allow RULE or settings).
+--permission-mode MODE turns the client's approval off and decides by MODE alone (default: ask for
+every edit and command). See docs/MCP.md.`,
     );
   addContextOptions(command, { session: true });
   command.action(serve);
@@ -208,6 +262,9 @@ refused with the rule that would allow it (pass it with --allow, or pick a --per
     .description("connect the MCP servers configured in .mcp.json and settings, and show each one's status")
     .option("--cwd <dir>", "workspace directory (default: the current directory)")
     .option("--json", "print JSON: every server's status and error, and the mcp__ tool names")
-    .addHelpText("after", "\nExit codes: 0 every server connected, 1 some failed, 2 bad configuration.")
+    .addHelpText(
+      "after",
+      "\nExit codes: 0 every server connected (or was skipped: cc-tools itself), 1 some failed, 2 bad configuration.",
+    )
     .action(listServers);
 }

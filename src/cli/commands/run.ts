@@ -59,6 +59,7 @@ Examples:
   echo '{"command": "git status"}' | cc-tools run Bash - --allow 'Bash(git status)'
   cc-tools run Bash '{"command": "cd src"}' --session work --allow 'Bash(cd:*)'
   cc-tools run Bash '{"command": "pwd"}' --session work --allow 'Bash(pwd)'    # prints …/src
+  cc-tools sessions reset work                                                 # start "work" afresh
 
 Exit codes: 0 success, 1 the tool reported an error, 2 bad usage (bad JSON, an unknown tool or
 option, a missing --cwd directory, an invalid rule or settings file).`,

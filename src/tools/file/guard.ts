@@ -73,9 +73,12 @@ export function requireFreshRead(
   const state = ctx.session.get(readStateSlot);
   const record = state.get(target);
   if (!record) {
+    // An MCP client has a Read of its own; what it read is unknown here, so say which Read counts.
+    const how = ctx.mcpClient
+      ? "Read it with this MCP server's Read tool first (a read with the client's own Read tool does not count here; a partial read with offset/limit is enough), then retry."
+      : "Read it first (a partial read with offset/limit is enough), then retry.";
     throw new InputError(
-      `${target} already exists and has not been read in this session, so nothing was written. ` +
-        "Read it first (a partial read with offset/limit is enough), then retry.",
+      `${target} already exists and has not been read in this session, so nothing was written. ${how}`,
     );
   }
   const hash = contentHash(current);

@@ -11,7 +11,7 @@ import { currentDir } from "../../process/cwd.js";
 import { STALL_QUIET_MS } from "../../process/prompt.js";
 import { renderOutput } from "../../process/render.js";
 import { type ForegroundResult, runForeground, startBackground } from "../../process/shell-run.js";
-import type { ShellAdapter } from "../../process/shells.js";
+import { type ShellAdapter, toolUnavailable } from "../../process/shells.js";
 import { endedTaskNotices } from "../tasks/notices.js";
 
 /** Claude Code's defaults, overridable by BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS, BASH_MAX_OUTPUT_LENGTH. */
@@ -190,6 +190,8 @@ export function defineShellTool(adapter: ShellAdapter, description: string) {
     maxResultChars: MAX_OUTPUT_CHARS_CEILING + RESULT_OVERHEAD_CHARS,
     // Commands share the session's working directory and may touch anything: never run two at once.
     isConcurrencySafe: () => false,
+    // Offered only where its shell is installed (pwsh is often missing on Linux and macOS).
+    unavailableReason: () => toolUnavailable(adapter.toolName),
     permissionSubject: (input, ctx) => ({
       kind: "command",
       command: input.command,

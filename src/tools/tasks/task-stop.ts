@@ -14,6 +14,8 @@ export const taskStopTool = defineTool({
   // Stopping only ends what this session itself started, with permission already granted: it can never
   // reach further than that grant, so there is nothing for a rule to decide.
   permissionLevel: PermissionLevel.None,
+  // Needing no permission is not reading only: it kills process trees, and clients must not be told otherwise.
+  readOnly: false,
   inputSchema: z.strictObject({
     task_id: z.string().optional().describe("The id of the task to stop."),
     shell_id: z.string().optional().describe("Same as task_id (the older name)."),
