@@ -286,7 +286,7 @@ function finish(input: EvaluationInput, decision: PermissionDecision): Permissio
 function planDenial(input: EvaluationInput): PermissionDecision {
   return {
     behavior: "deny",
-    reason: `plan mode only reads and plans, and ${input.toolName} could change things; it runs once the session leaves plan mode (another --permission-mode)`,
+    reason: `plan mode is on: it only reads and plans, and ${input.toolName} could change things; it runs once the session leaves plan mode (ExitPlanMode with a plan the user approves, or another --permission-mode)`,
   };
 }
 

@@ -1,6 +1,4 @@
-import { execFile } from "node:child_process";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import * as z from "zod";
 import { InputError } from "../../core/errors.js";
 import { HostCapability, type SubagentRequest, type SubagentResult } from "../../core/host.js";
@@ -9,6 +7,7 @@ import { ToolResult } from "../../core/result.js";
 import { defineTool } from "../../core/tool.js";
 import { ToolName } from "../../core/tool-names.js";
 import { startBackgroundSubagent } from "../../tasks/subagent-task.js";
+import { addWorktree, repositoryRoot, WORKTREES_DIR } from "../worktree/git.js";
 
 const inputSchema = z.strictObject({
   description: z.string().describe("A short (3-5 word) description of the task"),
@@ -68,23 +67,16 @@ function subagentMode(requested: string | undefined, parent: PermissionMode): Pe
 
 /** A new git worktree (and branch) for an isolated sub-agent, under the repository's .claude/worktrees. */
 async function isolatedWorktree(workingDir: string, name: string): Promise<string> {
-  const git = promisify(execFile);
-  let top: string;
+  let root: string;
   try {
-    top = (await git("git", ["rev-parse", "--show-toplevel"], { cwd: workingDir })).stdout.trim();
+    root = await repositoryRoot(workingDir);
   } catch {
     throw new InputError(
       `isolation "worktree" needs a git repository, and ${workingDir} is not in one. Leave isolation out.`,
     );
   }
-  const path = join(top, ".claude", "worktrees", name);
-  try {
-    await git("git", ["worktree", "add", "-b", `agent/${name}`, path, "HEAD"], { cwd: top });
-  } catch (error) {
-    throw new InputError(
-      `Could not create a worktree for the agent: ${(error as { stderr?: string }).stderr?.trim() || (error as Error).message}`,
-    );
-  }
+  const path = join(root, WORKTREES_DIR, name);
+  await addWorktree(root, path, `agent/${name}`);
   return path;
 }
 
