@@ -2,7 +2,7 @@ import { join } from "node:path";
 import * as z from "zod";
 import { InputError } from "../../core/errors.js";
 import { HostCapability, type SubagentRequest, type SubagentResult } from "../../core/host.js";
-import { PermissionLevel, type PermissionMode } from "../../core/permission-level.js";
+import { MODE_REACH, PermissionLevel, type PermissionMode } from "../../core/permission-level.js";
 import { ToolResult } from "../../core/result.js";
 import { defineTool } from "../../core/tool.js";
 import { ToolName } from "../../core/tool-names.js";
@@ -45,19 +45,10 @@ const inputSchema = z.strictObject({
     .describe("worktree: the agent works in its own git worktree, so its edits do not touch your files"),
 });
 
-/** How much a mode lets through without asking, for the rule that a sub-agent never gets more than its parent. */
-const PERMISSIVENESS: Record<PermissionMode, number> = {
-  plan: 0,
-  dontAsk: 1,
-  default: 2,
-  acceptEdits: 3,
-  bypassPermissions: 4,
-};
-
 function subagentMode(requested: string | undefined, parent: PermissionMode): PermissionMode | undefined {
   if (!requested || requested === "auto") return undefined;
   const mode = requested as PermissionMode;
-  if (PERMISSIVENESS[mode] > PERMISSIVENESS[parent]) {
+  if (MODE_REACH[mode] > MODE_REACH[parent]) {
     throw new InputError(
       `A sub-agent cannot run in ${mode} mode while you run in ${parent} mode: it may not be allowed more than you. Leave mode out, or choose ${parent} or a stricter one.`,
     );

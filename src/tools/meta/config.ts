@@ -6,6 +6,7 @@ import { InputError, ToolError } from "../../core/errors.js";
 import type { RuleBehavior } from "../../core/permission.js";
 import {
   isPermissionMode,
+  MODE_REACH,
   PERMISSION_MODES,
   PermissionLevel,
   type PermissionMode,
@@ -19,15 +20,6 @@ import { settingsLocations } from "../../settings/load.js";
 import { writeSetting } from "../../settings/write.js";
 
 type Value = string | number | boolean | string[];
-
-/** How much each mode lets through without asking; moving up widens what the model may do. */
-const MODE_REACH: Record<PermissionMode, number> = {
-  plan: 0,
-  dontAsk: 1,
-  default: 2,
-  acceptEdits: 3,
-  bypassPermissions: 4,
-};
 
 interface KnownSetting {
   key: string[];
