@@ -4,6 +4,7 @@ import { join } from "node:path";
 import type { Progress, ToolContext } from "../core/context.js";
 import { ToolError } from "../core/errors.js";
 import { SPILL_HEAD_CHARS, SPILL_TAIL_CHARS } from "../core/limits.js";
+import { type Launch, sandboxLaunch } from "../sandbox/launch.js";
 import { type RunningTask, type TaskStatus, taskStoreSlot } from "../tasks/store.js";
 import { OutputCapture, type OutputSnapshot } from "./capture.js";
 import { currentDir, settleDir, startingDir } from "./cwd.js";
@@ -19,6 +20,8 @@ export interface ShellCommand {
   adapter: ShellAdapter;
   command: string;
   ctx: ToolContext;
+  /** The call's `dangerouslyDisableSandbox`: honoured only as the sandbox settings allow. */
+  disableSandbox?: boolean;
 }
 
 export interface ForegroundOptions {
@@ -41,6 +44,8 @@ export interface ForegroundResult {
   prompt?: string;
   /** True when the command was stopped as a full-screen program waiting for keys. */
   fullScreen?: boolean;
+  /** True when the command ran inside the OS sandbox. */
+  sandboxed: boolean;
 }
 
 /**
@@ -71,6 +76,28 @@ function prepare({ adapter, command, ctx }: ShellCommand) {
   };
 }
 
+/**
+ * The spawn of a prepared command: inside the OS sandbox when it applies (the same path for the tools,
+ * sub-agents and background tasks). The script file of a long command is removed if the sandbox refuses.
+ */
+async function launch(
+  request: ShellCommand,
+  prepared: ReturnType<typeof prepare>,
+  cwdFile: string | undefined,
+): Promise<Launch> {
+  const { file, args } = request.adapter.invocation(prepared.executable, prepared.text, cwdFile);
+  try {
+    return await sandboxLaunch(
+      request.ctx,
+      { file, args, cwd: prepared.start.dir, env: prepared.env },
+      { command: request.command, shell: request.adapter.kind, disableSandbox: request.disableSandbox },
+    );
+  } catch (error) {
+    prepared.cleanup();
+    throw error;
+  }
+}
+
 function readCwdFile(path: string): string | undefined {
   try {
     return readFileSync(path, "utf8").trim() || undefined;
@@ -87,8 +114,10 @@ export async function runForeground(
   options: ForegroundOptions,
 ): Promise<ForegroundResult> {
   const { adapter, ctx } = request;
-  const { env, executable, start, text, cleanup } = prepare(request);
+  const prepared = prepare(request);
+  const { start, cleanup } = prepared;
   const cwdFile = join(ctx.session.dir, `cwd-${randomUUID().slice(0, 8)}`);
+  const spawned = await launch(request, prepared, cwdFile);
   const capture = new OutputCapture({
     inlineChars: options.inlineChars,
     headChars: SPILL_HEAD_CHARS,
@@ -96,17 +125,17 @@ export async function runForeground(
     filePath: () => join(ctx.session.dir, `${adapter.toolName}-${randomUUID().slice(0, 8)}.txt`),
   });
   const write = (chunk: Buffer) => capture.write(chunk);
-  const { file, args } = adapter.invocation(executable, text, cwdFile);
   let prompt: string | undefined;
   let fullScreen = false;
   const stopProgress = options.onProgress
     ? reportProgressWhileRunning(capture, options.onProgress)
     : undefined;
   const outcome = await supervise({
-    file,
-    args,
+    file: spawned.file,
+    args: spawned.args,
     cwd: start.dir,
-    env,
+    env: spawned.env,
+    launcherName: spawned.launcherName,
     onStdout: write,
     onStderr: write,
     timeoutMs: options.timeoutMs,
@@ -123,19 +152,23 @@ export async function runForeground(
     },
   }).done;
   stopProgress?.();
+  await spawned.release();
   cleanup();
   capture.finish();
+  const output = capture.snapshot();
   const notes = start.note ? [start.note] : [];
+  notes.push(...spawned.explain(output.whole ?? `${output.head}\n${output.tail}`, outcome.exitCode));
   const refused = settleDir(ctx, start.dir, readCwdFile(cwdFile));
   if (refused) notes.push(refused);
   const cwd = currentDir(ctx);
   return {
     outcome,
-    output: capture.snapshot(),
+    output,
     cwd,
     notes,
     prompt: outcome.reason === "stalled" ? prompt : undefined,
     fullScreen: outcome.reason === "stalled" && fullScreen,
+    sandboxed: spawned.sandboxed,
   };
 }
 
@@ -149,9 +182,11 @@ function finalStatus(outcome: Outcome): TaskStatus {
  * by TaskStop or when the session ends. Directory changes it makes do not persist. Output up to
  * `inlineChars` is read back whole; past it, as head and tail with the file's path.
  */
-export function startBackground(request: ShellCommand, inlineChars: number): RunningTask {
-  const { adapter, command, ctx } = request;
-  const { env, executable, start, text, cleanup } = prepare(request);
+export async function startBackground(request: ShellCommand, inlineChars: number): Promise<RunningTask> {
+  const { command, ctx } = request;
+  const prepared = prepare(request);
+  const spawned = await launch(request, prepared, undefined);
+  const { start, cleanup } = prepared;
   const store = ctx.session.get(taskStoreSlot);
   const task = store.add("shell", command, (id) => {
     const capture = new OutputCapture({
@@ -162,9 +197,17 @@ export function startBackground(request: ShellCommand, inlineChars: number): Run
       eagerFile: true,
     });
     const write = (chunk: Buffer) => capture.write(chunk);
-    const { file, args } = adapter.invocation(executable, text, undefined);
-    const supervised = supervise({ file, args, cwd: start.dir, env, onStdout: write, onStderr: write });
-    const settled = supervised.done.then((outcome) => {
+    const supervised = supervise({
+      file: spawned.file,
+      args: spawned.args,
+      cwd: start.dir,
+      env: spawned.env,
+      launcherName: spawned.launcherName,
+      onStdout: write,
+      onStderr: write,
+    });
+    const settled = supervised.done.then(async (outcome) => {
+      await spawned.release();
       cleanup();
       capture.finish();
       const self = store.get(id)!;

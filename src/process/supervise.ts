@@ -37,6 +37,11 @@ export interface SuperviseOptions {
   /** Kill the group after this long; no limit when undefined (background jobs). */
   timeoutMs?: number;
   signal?: AbortSignal;
+  /**
+   * A launcher that wraps the command (the sandbox's bwrap): its own processes still in the group when
+   * the command has ended are not strays the command left behind.
+   */
+  launcherName?: string;
   /** Polled while the command runs, with the group's id; true stops it as waiting for input. */
   isWaitingForInput?: (pgid: number) => boolean;
 }
@@ -134,7 +139,7 @@ export function supervise(options: SuperviseOptions): Supervised {
       killing = (async () => {
         await alreadyKilling;
         if (pid === undefined) return;
-        if (groupAlive(pid)) {
+        if (groupAlive(pid, options.launcherName)) {
           straysKilled = true;
           await killGroup(pid);
         }

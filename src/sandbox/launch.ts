@@ -1,0 +1,251 @@
+import { chmodSync, mkdirSync, mkdtempSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
+import { join } from "node:path";
+import type { ToolContext } from "../core/context.js";
+import { ToolError } from "../core/errors.js";
+import type { SessionSlot } from "../core/session.js";
+import { isWithin } from "../fs/canonical.js";
+import { bwrapArgs, type MaskSources, socketsToHide } from "./bwrap.js";
+import { type CommandRequest, commandSandboxed, type SandboxMode, sandboxMode, warnIfUnavailable } from "./mode.js";
+import { buildPolicy, type SandboxPolicy } from "./policy.js";
+import { FilteringProxy } from "./proxy.js";
+import { seatbeltProfile } from "./seatbelt.js";
+
+/** The loopback port the bridge listens on inside the sandbox's own network namespace (every port is free there). */
+export const BRIDGE_PORT = 3128;
+
+/**
+ * Runs inside the sandbox, in its network namespace: listens on 127.0.0.1:BRIDGE_PORT, relays each
+ * connection to the proxy's Unix socket (visible through the read-only file system), then starts the
+ * command and exits with its status. Node is used because it is certainly there; socat often is not.
+ */
+const BRIDGE_SOURCE = `
+const net = require("node:net"), { spawn } = require("node:child_process");
+const [port, socket, file, ...args] = process.argv.slice(1);
+const relay = (client, triesLeft) => {
+  const upstream = net.connect(socket);
+  upstream.once("connect", () => { client.pipe(upstream); upstream.pipe(client); client.resume(); });
+  upstream.once("error", () => triesLeft > 0 ? setTimeout(() => relay(client, triesLeft - 1), 20) : client.destroy());
+  client.once("close", () => upstream.destroy());
+};
+const server = net.createServer((client) => { client.pause(); client.on("error", () => {}); relay(client, 5); });
+server.listen(Number(port), "127.0.0.1", () => {
+  const child = spawn(file, args, { stdio: "inherit" });
+  child.on("error", (e) => { process.stderr.write(String(e.message) + "\\n"); process.exit(127); });
+  child.on("exit", (code, signal) => { if (signal) { process.kill(process.pid, signal); } process.exit(code ?? 1); });
+});`;
+
+export interface SpawnSpec {
+  file: string;
+  args: readonly string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+}
+
+export interface Launch extends SpawnSpec {
+  sandboxed: boolean;
+  /** The launcher's process name (bwrap), whose own processes are not the command's strays. */
+  launcherName?: string;
+  /** Why the command runs (or not) in the sandbox. */
+  why: string;
+  /** Ends what the sandbox set up for this command (proxy, placeholders). Call once it has ended. */
+  release(): Promise<void>;
+  /** Notes for the result: what the sandbox blocked, judged from the run's output and the proxy's log. */
+  explain(output: string, exitCode: number | null): string[];
+}
+
+/** Empty stand-ins for masked paths, made once per process and removed when it exits. */
+let maskSources: MaskSources | undefined;
+function masks(): MaskSources {
+  if (maskSources) return maskSources;
+  const dir = mkdtempSync(join(tmpdir(), "cc-tools-sandbox-mask-"));
+  const sources = { file: join(dir, "file"), dir: join(dir, "dir") };
+  writeFileSync(sources.file, "");
+  mkdirSync(sources.dir);
+  chmodSync(sources.file, 0o000);
+  chmodSync(sources.dir, 0o000);
+  process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+  maskSources = sources;
+  return sources;
+}
+
+/**
+ * Placeholders in use, process-wide: a background command may still rely on one when a foreground
+ * command ends, and removing it then would let the background command create the control file.
+ */
+const placeholderUsers = new Map<string, number>();
+
+function holdPlaceholders(paths: readonly string[]): () => void {
+  for (const path of paths) {
+    const users = placeholderUsers.get(path) ?? 0;
+    if (users === 0) mkdirSync(path, { recursive: true });
+    placeholderUsers.set(path, users + 1);
+  }
+  return () => {
+    for (const path of paths) {
+      const users = (placeholderUsers.get(path) ?? 1) - 1;
+      if (users > 0) {
+        placeholderUsers.set(path, users);
+        continue;
+      }
+      placeholderUsers.delete(path);
+      try {
+        rmdirSync(path);
+      } catch {
+        // not empty or gone: someone else's now
+      }
+    }
+  };
+}
+
+/** The session's sandbox temp dir goes with the session. */
+const sandboxSessionSlot: SessionSlot<{ tmpDirs: Set<string> }> = {
+  key: "sandbox",
+  create: () => ({ tmpDirs: new Set() }),
+  dispose: (state) => {
+    for (const dir of state.tmpDirs) rmSync(dir, { recursive: true, force: true });
+  },
+};
+
+/** Variables that send HTTP clients (curl, git, npm, pip, Node with NODE_USE_ENV_PROXY) through the proxy. */
+function proxyEnv(url: string): Record<string, string> {
+  const env: Record<string, string> = { NODE_USE_ENV_PROXY: "1", NO_PROXY: "localhost,127.0.0.1,::1", no_proxy: "localhost,127.0.0.1,::1" };
+  for (const name of ["HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "npm_config_proxy", "npm_config_https_proxy"]) {
+    env[name] = url;
+    env[name.toLowerCase()] = url;
+  }
+  return env;
+}
+
+/** Where package managers keep caches inside the sandbox, unless the user opened the real ones. */
+function cacheEnv(policy: SandboxPolicy, env: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {};
+  const writable = (path: string) => policy.writable.some((w) => isWithin(path, w));
+  if (!env.XDG_CACHE_HOME && !writable(join(homedir(), ".cache"))) out.XDG_CACHE_HOME = join(policy.cacheDir, "xdg");
+  if (!env.npm_config_cache && !env.NPM_CONFIG_CACHE && !writable(join(homedir(), ".npm"))) {
+    out.npm_config_cache = join(policy.cacheDir, "npm");
+  }
+  return out;
+}
+
+const NETWORK_FAILURE =
+  /Could not resolve host|Temporary failure in name resolution|Name or service not known|Network is unreachable|getaddrinfo|ENOTFOUND|EAI_AGAIN|ENETUNREACH|Couldn't connect to server|Failed to connect to/i;
+
+function explainer(policy: SandboxPolicy, proxy: FilteringProxy | undefined) {
+  return (output: string, exitCode: number | null): string[] => {
+    const notes: string[] = [];
+    if (/^bwrap: /m.test(output) && exitCode !== 0) {
+      notes.push(
+        "The sandbox could not be set up for this command (the bwrap line above says why), so it did not run. " +
+          "Check the sandbox settings with `cc-tools sandbox status`.",
+      );
+      return notes;
+    }
+    const blocked = proxy?.blocked ?? [];
+    if (blocked.length > 0) {
+      const list = [...new Set(blocked.map((b) => `${b.host}:${b.port} (${b.why})`))].join("; ");
+      notes.push(
+        `The sandbox blocked network access: ${list}. Hosts are opened by a user in sandbox.network.allowedDomains or with WebFetch(domain:…) allow rules.`,
+      );
+    }
+    if (exitCode === 0) return notes;
+    if (/Read-only file system|EROFS/.test(output)) {
+      notes.push(
+        "The sandbox kept the command from writing there: only the workspace, its additional directories and " +
+          `the session's temp dir ($TMPDIR=${policy.tmpDir}) are writable, and .claude/, .mcp.json, .git/config, ` +
+          ".git/hooks and hook scripts stay read-only. A user can add writable paths in sandbox.filesystem.allowWrite.",
+      );
+    }
+    if (/Device or resource busy|EBUSY/.test(output)) {
+      notes.push(
+        "The sandbox keeps control files and the directories that hold them (.claude, .git, hook script folders) in place: they cannot be renamed or removed from inside.",
+      );
+    }
+    const hidden = policy.masked.filter((m) => output.includes(m.path.split("/").pop() ?? m.path));
+    if (hidden.length > 0 && /Permission denied|EACCES/.test(output)) {
+      notes.push(
+        `The sandbox hides ${hidden.map((m) => `${m.path} (${m.why})`).join(", ")}: reading it is refused inside.`,
+      );
+    }
+    if (!proxy && blocked.length === 0 && NETWORK_FAILURE.test(output)) {
+      notes.push(
+        "The sandbox gives commands no network access: no host is allowed. A user can allow hosts in sandbox.network.allowedDomains or with WebFetch(domain:…) allow rules.",
+      );
+    }
+    return notes;
+  };
+}
+
+function unsandboxed(spec: SpawnSpec, why: string): Launch {
+  return { ...spec, sandboxed: false, why, release: async () => {}, explain: () => [] };
+}
+
+/**
+ * How to spawn a command: inside the sandbox when it is in force for this command, else as given. Throws
+ * a ToolError (before anything ran) when the sandbox is required but unavailable, or its policy cannot be
+ * applied: a sandbox that silently did not apply would be worse than none.
+ */
+export async function sandboxLaunch(
+  ctx: ToolContext,
+  spec: SpawnSpec,
+  request: CommandRequest | "hook",
+): Promise<Launch> {
+  const mode: SandboxMode = sandboxMode(ctx);
+  if (mode.refuse) {
+    const { availability } = mode;
+    throw new ToolError(
+      `The command was not run: the settings require the OS sandbox (sandbox.failIfUnavailable), and it is unavailable: ${availability.ok ? "" : `${availability.reason}. ${availability.hint}`}`,
+      { beforeRun: true },
+    );
+  }
+  warnIfUnavailable(mode);
+  const availability = mode.availability;
+  if (!availability.ok) return unsandboxed(spec, mode.why);
+  if (request === "hook") {
+    if (!ctx.config.sandbox.sandboxHooks) return unsandboxed(spec, "hooks run outside the sandbox (sandbox.sandboxHooks is off)");
+  } else {
+    const decision = commandSandboxed(ctx, request, mode);
+    if (!decision.sandboxed) return unsandboxed(spec, decision.why);
+  }
+  const policy = buildPolicy(ctx);
+  ctx.session.get(sandboxSessionSlot).tmpDirs.add(policy.tmpDir);
+  const releasePlaceholders = holdPlaceholders(policy.placeholders);
+  let proxy: FilteringProxy | undefined;
+  let proxyDir: string | undefined;
+  const release = async () => {
+    await proxy?.close();
+    if (proxyDir) rmSync(proxyDir, { recursive: true, force: true });
+    releasePlaceholders();
+  };
+  try {
+    const env: NodeJS.ProcessEnv = { ...spec.env, TMPDIR: policy.tmpDir, ...cacheEnv(policy, spec.env) };
+    let command = [spec.file, ...spec.args];
+    const networked = policy.network.allowedDomains.length > 0;
+    let launched: { file: string; args: string[] };
+    if (availability.mechanism === "bubblewrap") {
+      if (networked) {
+        proxyDir = mkdtempSync(join(tmpdir(), "cc-tools-proxy-"));
+        const socket = join(proxyDir, "proxy.sock");
+        proxy = new FilteringProxy(policy.network, { path: socket });
+        await proxy.ready;
+        Object.assign(env, proxyEnv(`http://127.0.0.1:${BRIDGE_PORT}`));
+        command = [process.execPath, "-e", BRIDGE_SOURCE, "--", String(BRIDGE_PORT), socket, ...command];
+      }
+      const sockets = socketsToHide().filter((s) => !proxyDir || !isWithin(s, proxyDir));
+      const options = { cwd: spec.cwd, disableUserns: availability.disableUserns, sockets };
+      launched = { file: availability.path, args: bwrapArgs(policy, masks(), options, command) };
+    } else {
+      if (networked) {
+        proxy = new FilteringProxy(policy.network, { port: 0, host: "127.0.0.1" });
+        await proxy.ready;
+        Object.assign(env, proxyEnv(`http://127.0.0.1:${proxy.port}`));
+      }
+      launched = { file: availability.path, args: ["-p", seatbeltProfile(policy, proxy?.port), ...command] };
+    }
+    const launcherName = availability.mechanism === "bubblewrap" ? "bwrap" : undefined;
+    return { ...spec, ...launched, env, launcherName, sandboxed: true, why: mode.why, release, explain: explainer(policy, proxy) };
+  } catch (error) {
+    await release();
+    throw error;
+  }
+}
