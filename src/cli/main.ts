@@ -4,6 +4,7 @@ import { packageVersion } from "../core/version.js";
 import { registerList } from "./commands/list.js";
 import { registerMcp } from "./commands/mcp.js";
 import { registerRun } from "./commands/run.js";
+import { registerSandbox } from "./commands/sandbox.js";
 import { registerSchema } from "./commands/schema.js";
 import { EXIT_USAGE } from "./options.js";
 
@@ -24,6 +25,7 @@ registerList(program);
 registerSchema(program);
 registerRun(program);
 registerMcp(program);
+registerSandbox(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -5,6 +5,7 @@ import { evaluatePermission } from "../permissions/evaluate.js";
 import { autoHandler } from "../permissions/handlers.js";
 import { persistRule } from "../permissions/persist.js";
 import type { PermissionDecision, PermissionHandler, PermissionRuleEntry } from "../permissions/types.js";
+import { sandboxAutoAllow } from "../sandbox/permission.js";
 import { emptySettings, type Settings } from "../settings/types.js";
 import { CostTracker } from "./cost.js";
 import type { McpManager } from "./mcp-manager.js";
@@ -169,6 +170,7 @@ async function decideWithHandler(
     homeDir: homedir(),
   };
   let decision = evaluatePermission(evaluation);
+  decision = sandboxAutoAllow(ctx, tool, input, decision) ?? decision;
   // A hook answers the question the mode would ask; deny and ask rules are the user's and still hold.
   const byAskRule = decision.behavior === "ask" && decision.rule !== undefined;
   if (hook?.decision === "allow" && decision.behavior !== "deny" && !byAskRule) {

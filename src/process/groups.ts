@@ -27,10 +27,10 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
 /**
  * True when a process of the group still runs. Zombies do not count: a killed command's orphans are
  * reaped by init, which in some containers takes seconds, and they hold nothing. Linux shows process
- * states in /proc; elsewhere any member, zombie or not, counts. Processes named `ignoreName` do not count
+ * states in /proc; elsewhere any member, zombie or not, counts. Processes named in `ignoreNames` do not count
  * either (a sandbox launcher still tearing down its namespace after the command in it has ended).
  */
-export function groupAlive(pgid: number, ignoreName?: string): boolean {
+export function groupAlive(pgid: number, ignoreNames: readonly string[] = []): boolean {
   if (!signalGroup(pgid, 0)) return false;
   let entries: string[];
   try {
@@ -45,7 +45,7 @@ export function groupAlive(pgid: number, ignoreName?: string): boolean {
       const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
       const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
       if (Number(pgrp) !== pgid || state === "Z") continue;
-      if (ignoreName === undefined || stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")) !== ignoreName) {
+      if (!ignoreNames.includes(stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")))) {
         return true;
       }
     } catch {

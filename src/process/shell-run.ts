@@ -135,7 +135,7 @@ export async function runForeground(
     args: spawned.args,
     cwd: start.dir,
     env: spawned.env,
-    launcherName: spawned.launcherName,
+    launcherNames: spawned.launcherNames,
     onStdout: write,
     onStderr: write,
     timeoutMs: options.timeoutMs,
@@ -148,7 +148,7 @@ export async function runForeground(
       if (fullScreen) return true;
       prompt = promptLine(tail);
       // A prompt-like line alone is not enough where the kernel can tell whether the command is reading.
-      return prompt !== undefined && (groupWaitsForInput(pgid) ?? true);
+      return prompt !== undefined && (groupWaitsForInput(pgid, spawned.launcherNames) ?? true);
     },
   }).done;
   stopProgress?.();
@@ -202,7 +202,7 @@ export async function startBackground(request: ShellCommand, inlineChars: number
       args: spawned.args,
       cwd: start.dir,
       env: spawned.env,
-      launcherName: spawned.launcherName,
+      launcherNames: spawned.launcherNames,
       onStdout: write,
       onStderr: write,
     });

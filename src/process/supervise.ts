@@ -38,10 +38,10 @@ export interface SuperviseOptions {
   timeoutMs?: number;
   signal?: AbortSignal;
   /**
-   * A launcher that wraps the command (the sandbox's bwrap): its own processes still in the group when
+   * Process names of a launcher that wraps the command (the sandbox's bwrap): its own processes still in the group when
    * the command has ended are not strays the command left behind.
    */
-  launcherName?: string;
+  launcherNames?: readonly string[];
   /** Polled while the command runs, with the group's id; true stops it as waiting for input. */
   isWaitingForInput?: (pgid: number) => boolean;
 }
@@ -139,7 +139,7 @@ export function supervise(options: SuperviseOptions): Supervised {
       killing = (async () => {
         await alreadyKilling;
         if (pid === undefined) return;
-        if (groupAlive(pid, options.launcherName)) {
+        if (groupAlive(pid, options.launcherNames)) {
           straysKilled = true;
           await killGroup(pid);
         }

@@ -3,7 +3,6 @@ import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ToolContext } from "../core/context.js";
 import { ToolError } from "../core/errors.js";
-import type { SessionSlot } from "../core/session.js";
 import { isWithin } from "../fs/canonical.js";
 import { bwrapArgs, type MaskSources, socketsToHide } from "./bwrap.js";
 import { type CommandRequest, commandSandboxed, type SandboxMode, sandboxMode, warnIfUnavailable } from "./mode.js";
@@ -13,6 +12,8 @@ import { seatbeltProfile } from "./seatbelt.js";
 
 /** The loopback port the bridge listens on inside the sandbox's own network namespace (every port is free there). */
 export const BRIDGE_PORT = 3128;
+/** The bridge's process name (at most 15 characters, the kernel's limit). */
+const BRIDGE_TITLE = "cc-sandbox-net";
 
 /**
  * Runs inside the sandbox, in its network namespace: listens on 127.0.0.1:BRIDGE_PORT, relays each
@@ -21,6 +22,7 @@ export const BRIDGE_PORT = 3128;
  */
 const BRIDGE_SOURCE = `
 const net = require("node:net"), { spawn } = require("node:child_process");
+process.title = "${BRIDGE_TITLE}";
 const [port, socket, file, ...args] = process.argv.slice(1);
 const relay = (client, triesLeft) => {
   const upstream = net.connect(socket);
@@ -44,8 +46,8 @@ export interface SpawnSpec {
 
 export interface Launch extends SpawnSpec {
   sandboxed: boolean;
-  /** The launcher's process name (bwrap), whose own processes are not the command's strays. */
-  launcherName?: string;
+  /** Process names of the launcher (bwrap) and the network bridge: not the command's own processes. */
+  launcherNames?: readonly string[];
   /** Why the command runs (or not) in the sandbox. */
   why: string;
   /** Ends what the sandbox set up for this command (proxy, placeholders). Call once it has ended. */
@@ -97,15 +99,6 @@ function holdPlaceholders(paths: readonly string[]): () => void {
     }
   };
 }
-
-/** The session's sandbox temp dir goes with the session. */
-const sandboxSessionSlot: SessionSlot<{ tmpDirs: Set<string> }> = {
-  key: "sandbox",
-  create: () => ({ tmpDirs: new Set() }),
-  dispose: (state) => {
-    for (const dir of state.tmpDirs) rmSync(dir, { recursive: true, force: true });
-  },
-};
 
 /** Variables that send HTTP clients (curl, git, npm, pip, Node with NODE_USE_ENV_PROXY) through the proxy. */
 function proxyEnv(url: string): Record<string, string> {
@@ -161,6 +154,13 @@ function explainer(policy: SandboxPolicy, proxy: FilteringProxy | undefined) {
         "The sandbox keeps control files and the directories that hold them (.claude, .git, hook script folders) in place: they cannot be renamed or removed from inside.",
       );
     }
+    const kept = policy.placeholders.filter((p) => output.includes(p.split("/").pop() ?? p));
+    if (kept.length > 0 && /Is a directory|EISDIR|Read-only file system|EROFS|Device or resource busy/.test(output)) {
+      notes.push(
+        `The sandbox keeps ${kept.join(", ")} from being created: it would decide what runs outside the sandbox later. ` +
+          "While a command runs, an empty read-only directory stands in for it.",
+      );
+    }
     const hidden = policy.masked.filter((m) => output.includes(m.path.split("/").pop() ?? m.path));
     if (hidden.length > 0 && /Permission denied|EACCES/.test(output)) {
       notes.push(
@@ -190,6 +190,9 @@ export async function sandboxLaunch(
   spec: SpawnSpec,
   request: CommandRequest | "hook",
 ): Promise<Launch> {
+  if (request === "hook" && !ctx.config.sandbox.sandboxHooks) {
+    return unsandboxed(spec, "hooks run outside the sandbox (sandbox.sandboxHooks is off)");
+  }
   const mode: SandboxMode = sandboxMode(ctx);
   if (mode.refuse) {
     const { availability } = mode;
@@ -201,14 +204,11 @@ export async function sandboxLaunch(
   warnIfUnavailable(mode);
   const availability = mode.availability;
   if (!availability.ok) return unsandboxed(spec, mode.why);
-  if (request === "hook") {
-    if (!ctx.config.sandbox.sandboxHooks) return unsandboxed(spec, "hooks run outside the sandbox (sandbox.sandboxHooks is off)");
-  } else {
+  if (request !== "hook") {
     const decision = commandSandboxed(ctx, request, mode);
     if (!decision.sandboxed) return unsandboxed(spec, decision.why);
   }
   const policy = buildPolicy(ctx);
-  ctx.session.get(sandboxSessionSlot).tmpDirs.add(policy.tmpDir);
   const releasePlaceholders = holdPlaceholders(policy.placeholders);
   let proxy: FilteringProxy | undefined;
   let proxyDir: string | undefined;
@@ -242,8 +242,8 @@ export async function sandboxLaunch(
       }
       launched = { file: availability.path, args: ["-p", seatbeltProfile(policy, proxy?.port), ...command] };
     }
-    const launcherName = availability.mechanism === "bubblewrap" ? "bwrap" : undefined;
-    return { ...spec, ...launched, env, launcherName, sandboxed: true, why: mode.why, release, explain: explainer(policy, proxy) };
+    const launcherNames = availability.mechanism === "bubblewrap" ? ["bwrap", BRIDGE_TITLE] : [];
+    return { ...spec, ...launched, env, launcherNames, sandboxed: true, why: mode.why, release, explain: explainer(policy, proxy) };
   } catch (error) {
     await release();
     throw error;

@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { ToolContext } from "../core/context.js";
@@ -158,10 +158,9 @@ function protectGit(b: Builder, workspace: string, writable: Set<string>): void 
   }
   b.pinned.add(gitDir);
   b.pinned.add(commonDir);
-  for (const dir of [commonDir, gitDir]) {
-    protect(b, join(dir, "config"), "file");
-    protect(b, join(dir, "hooks"), "dir");
-  }
+  // A worktree's own git dir has no config or hooks git reads; the common dir's are the repository's.
+  protect(b, join(commonDir, "config"), "file");
+  protect(b, join(commonDir, "hooks"), "dir");
   if (existsSync(join(gitDir, "config.worktree"))) b.readOnly.add(join(gitDir, "config.worktree"));
 }
 
@@ -311,10 +310,21 @@ function sandboxCacheDir(): string {
   return join(tmpdir(), "cc-tools-sandbox-cache");
 }
 
+/** The session's $TMPDIR inside the sandbox goes with the session. */
+const tmpDirSlot: SessionSlot<{ dir?: string }> = {
+  key: "sandboxTmpDir",
+  create: () => ({}),
+  dispose: (state) => {
+    if (state.dir) rmSync(state.dir, { recursive: true, force: true });
+  },
+};
+
 /** The session's $TMPDIR inside the sandbox, created on first use. */
 export function sandboxTmpDir(ctx: ToolContext): string {
+  const state = ctx.session.get(tmpDirSlot);
   const dir = join(ctx.session.dir, "tmp");
   mkdirSync(dir, { recursive: true });
+  state.dir = dir;
   return real(dir);
 }
 
