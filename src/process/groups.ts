@@ -55,13 +55,22 @@ export function groupAlive(pgid: number, ignoreNames: readonly string[] = []): b
   return false;
 }
 
-/** SIGTERM to the whole group, then SIGKILL to whatever is left after the grace period. */
-export async function killGroup(pgid: number, graceMs = KILL_GRACE_MS): Promise<void> {
+/**
+ * SIGTERM to the whole group, then SIGKILL to whatever is left after the grace period. Processes named in
+ * `launcherNames` (the sandbox's bwrap, whose PID-namespace init ignores SIGTERM) are killed at once when
+ * nothing else is left, instead of after the grace period.
+ */
+export async function killGroup(
+  pgid: number,
+  graceMs = KILL_GRACE_MS,
+  launcherNames: readonly string[] = [],
+): Promise<void> {
   if (!signalGroup(pgid, "SIGTERM")) return;
   const deadline = Date.now() + graceMs;
   while (Date.now() < deadline) {
     await sleep(KILL_POLL_MS);
     if (!groupAlive(pgid)) return;
+    if (launcherNames.length > 0 && !groupAlive(pgid, launcherNames)) break;
   }
   signalGroup(pgid, "SIGKILL");
 }

@@ -130,7 +130,7 @@ export async function runForeground(
   const stopProgress = options.onProgress
     ? reportProgressWhileRunning(capture, options.onProgress)
     : undefined;
-  const outcome = await supervise({
+  const supervised = await supervise({
     file: spawned.file,
     args: spawned.args,
     cwd: start.dir,
@@ -153,6 +153,8 @@ export async function runForeground(
   }).done;
   stopProgress?.();
   await spawned.release();
+  // Strays inside the sandbox die with its PID namespace before the supervisor could see them.
+  const outcome = { ...supervised, straysKilled: supervised.straysKilled || spawned.leftStrays() };
   cleanup();
   capture.finish();
   const output = capture.snapshot();

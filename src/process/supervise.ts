@@ -89,7 +89,7 @@ export function supervise(options: SuperviseOptions): Supervised {
   const end = (why: EndReason) => {
     if (killing || pid === undefined) return;
     reason = why;
-    killing = killGroup(pid);
+    killing = killGroup(pid, KILL_GRACE_MS, options.launcherNames);
   };
 
   const timer =
@@ -141,7 +141,7 @@ export function supervise(options: SuperviseOptions): Supervised {
         if (pid === undefined) return;
         if (groupAlive(pid, options.launcherNames)) {
           straysKilled = true;
-          await killGroup(pid);
+          await killGroup(pid, KILL_GRACE_MS, options.launcherNames);
         }
         if ((await killEscapees(marker, pidsBefore, KILL_GRACE_MS)) && !alreadyKilling) straysKilled = true;
       })();

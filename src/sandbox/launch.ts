@@ -1,4 +1,5 @@
-import { chmodSync, mkdirSync, mkdtempSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
+import { randomUUID } from "node:crypto";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ToolContext } from "../core/context.js";
@@ -37,6 +38,21 @@ server.listen(Number(port), "127.0.0.1", () => {
   child.on("exit", (code, signal) => { if (signal) { process.kill(process.pid, signal); } process.exit(code ?? 1); });
 });`;
 
+/**
+ * Runs the command inside the sandbox and, once it has exited, notes in the file named by $1 whether
+ * any other process is still alive in the sandbox's PID namespace (pid 1 is bwrap's init; the bridge is
+ * this script's parent). Those are killed with the namespace; the note lets the result say so, as it
+ * does for strays outside the sandbox. Only shell builtins run after the command, so nothing is counted twice.
+ */
+const STRAY_CHECK = `f=$1; shift; "$@"; s=$?
+for p in /proc/[0-9]*; do
+  case \${p#/proc/} in 1|$$|$PPID) continue ;; esac
+  { read -r st < "$p/stat"; } 2>/dev/null || continue
+  case \${st##*) } in Z*|X*) continue ;; esac
+  : > "$f"; break
+done
+exit $s`;
+
 export interface SpawnSpec {
   file: string;
   args: readonly string[];
@@ -52,6 +68,8 @@ export interface Launch extends SpawnSpec {
   why: string;
   /** Ends what the sandbox set up for this command (proxy, placeholders). Call once it has ended. */
   release(): Promise<void>;
+  /** True when processes the command started were still running in the sandbox when it exited (they are killed). */
+  leftStrays(): boolean;
   /** Notes for the result: what the sandbox blocked, judged from the run's output and the proxy's log. */
   explain(output: string, exitCode: number | null): string[];
 }
@@ -177,7 +195,7 @@ function explainer(policy: SandboxPolicy, proxy: FilteringProxy | undefined) {
 }
 
 function unsandboxed(spec: SpawnSpec, why: string): Launch {
-  return { ...spec, sandboxed: false, why, release: async () => {}, explain: () => [] };
+  return { ...spec, sandboxed: false, why, release: async () => {}, leftStrays: () => false, explain: () => [] };
 }
 
 /**
@@ -212,14 +230,22 @@ export async function sandboxLaunch(
   const releasePlaceholders = holdPlaceholders(policy.placeholders);
   let proxy: FilteringProxy | undefined;
   let proxyDir: string | undefined;
+  const strayFile = join(policy.tmpDir, `.strays-${randomUUID().slice(0, 8)}`);
+  let strays: boolean | undefined;
+  const leftStrays = () => {
+    strays ??= existsSync(strayFile);
+    return strays;
+  };
   const release = async () => {
+    leftStrays();
+    rmSync(strayFile, { force: true });
     await proxy?.close();
     if (proxyDir) rmSync(proxyDir, { recursive: true, force: true });
     releasePlaceholders();
   };
   try {
     const env: NodeJS.ProcessEnv = { ...spec.env, TMPDIR: policy.tmpDir, ...cacheEnv(policy, spec.env) };
-    let command = [spec.file, ...spec.args];
+    let command = ["/bin/sh", "-c", STRAY_CHECK, "sh", strayFile, spec.file, ...spec.args];
     const networked = policy.network.allowedDomains.length > 0;
     let launched: { file: string; args: string[] };
     if (availability.mechanism === "bubblewrap") {
@@ -243,7 +269,17 @@ export async function sandboxLaunch(
       launched = { file: availability.path, args: ["-p", seatbeltProfile(policy, proxy?.port), ...command] };
     }
     const launcherNames = availability.mechanism === "bubblewrap" ? ["bwrap", BRIDGE_TITLE] : [];
-    return { ...spec, ...launched, env, launcherNames, sandboxed: true, why: mode.why, release, explain: explainer(policy, proxy) };
+    return {
+      ...spec,
+      ...launched,
+      env,
+      launcherNames,
+      sandboxed: true,
+      why: mode.why,
+      release,
+      leftStrays,
+      explain: explainer(policy, proxy),
+    };
   } catch (error) {
     await release();
     throw error;
