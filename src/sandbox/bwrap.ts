@@ -1,6 +1,6 @@
 import { existsSync, lstatSync, readFileSync } from "node:fs";
-import { BWRAP_ISOLATION } from "./probe.js";
 import type { SandboxPolicy } from "./policy.js";
+import { BWRAP_ISOLATION } from "./probe.js";
 
 /** Empty, unreadable stand-ins bound over masked paths (mode 000; nobody inside has the capability to bypass it). */
 export interface MaskSources {
@@ -54,7 +54,8 @@ export function bwrapArgs(
   for (const socket of options.sockets) args.push("--ro-bind", "/dev/null", socket);
   for (const path of [...policy.writable].sort(byDepth)) args.push("--bind", path, path);
   for (const path of [...policy.pinned].sort(byDepth)) args.push("--bind", path, path);
-  for (const path of [...policy.readOnly, ...policy.placeholders].sort(byDepth)) args.push("--ro-bind", path, path);
+  for (const path of [...policy.readOnly, ...policy.placeholders].sort(byDepth))
+    args.push("--ro-bind", path, path);
   for (const mask of [...policy.masked].sort((a, b) => byDepth(a.path, b.path))) {
     args.push("--ro-bind", mask.kind === "dir" ? masks.dir : masks.file, mask.path);
   }

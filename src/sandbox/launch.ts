@@ -6,7 +6,13 @@ import type { ToolContext } from "../core/context.js";
 import { ToolError } from "../core/errors.js";
 import { isWithin } from "../fs/canonical.js";
 import { bwrapArgs, type MaskSources, socketsToHide } from "./bwrap.js";
-import { type CommandRequest, commandSandboxed, type SandboxMode, sandboxMode, warnIfUnavailable } from "./mode.js";
+import {
+  type CommandRequest,
+  commandSandboxed,
+  type SandboxMode,
+  sandboxMode,
+  warnIfUnavailable,
+} from "./mode.js";
 import { buildPolicy, type SandboxPolicy } from "./policy.js";
 import { FilteringProxy } from "./proxy.js";
 import { seatbeltProfile } from "./seatbelt.js";
@@ -120,8 +126,18 @@ function holdPlaceholders(paths: readonly string[]): () => void {
 
 /** Variables that send HTTP clients (curl, git, npm, pip, Node with NODE_USE_ENV_PROXY) through the proxy. */
 function proxyEnv(url: string): Record<string, string> {
-  const env: Record<string, string> = { NODE_USE_ENV_PROXY: "1", NO_PROXY: "localhost,127.0.0.1,::1", no_proxy: "localhost,127.0.0.1,::1" };
-  for (const name of ["HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "npm_config_proxy", "npm_config_https_proxy"]) {
+  const env: Record<string, string> = {
+    NODE_USE_ENV_PROXY: "1",
+    NO_PROXY: "localhost,127.0.0.1,::1",
+    no_proxy: "localhost,127.0.0.1,::1",
+  };
+  for (const name of [
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "ALL_PROXY",
+    "npm_config_proxy",
+    "npm_config_https_proxy",
+  ]) {
     env[name] = url;
     env[name.toLowerCase()] = url;
   }
@@ -132,7 +148,8 @@ function proxyEnv(url: string): Record<string, string> {
 function cacheEnv(policy: SandboxPolicy, env: NodeJS.ProcessEnv): Record<string, string> {
   const out: Record<string, string> = {};
   const writable = (path: string) => policy.writable.some((w) => isWithin(path, w));
-  if (!env.XDG_CACHE_HOME && !writable(join(homedir(), ".cache"))) out.XDG_CACHE_HOME = join(policy.cacheDir, "xdg");
+  if (!env.XDG_CACHE_HOME && !writable(join(homedir(), ".cache")))
+    out.XDG_CACHE_HOME = join(policy.cacheDir, "xdg");
   if (!env.npm_config_cache && !env.NPM_CONFIG_CACHE && !writable(join(homedir(), ".npm"))) {
     out.npm_config_cache = join(policy.cacheDir, "npm");
   }
@@ -173,7 +190,10 @@ function explainer(policy: SandboxPolicy, proxy: FilteringProxy | undefined) {
       );
     }
     const kept = policy.placeholders.filter((p) => output.includes(p.split("/").pop() ?? p));
-    if (kept.length > 0 && /Is a directory|EISDIR|Read-only file system|EROFS|Device or resource busy/.test(output)) {
+    if (
+      kept.length > 0 &&
+      /Is a directory|EISDIR|Read-only file system|EROFS|Device or resource busy/.test(output)
+    ) {
       notes.push(
         `The sandbox keeps ${kept.join(", ")} from being created: it would decide what runs outside the sandbox later. ` +
           "While a command runs, an empty read-only directory stands in for it.",
@@ -195,7 +215,14 @@ function explainer(policy: SandboxPolicy, proxy: FilteringProxy | undefined) {
 }
 
 function unsandboxed(spec: SpawnSpec, why: string): Launch {
-  return { ...spec, sandboxed: false, why, release: async () => {}, leftStrays: () => false, explain: () => [] };
+  return {
+    ...spec,
+    sandboxed: false,
+    why,
+    release: async () => {},
+    leftStrays: () => false,
+    explain: () => [],
+  };
 }
 
 /**

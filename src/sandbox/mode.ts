@@ -1,8 +1,8 @@
 import type { ToolContext } from "../core/context.js";
 import { log } from "../core/log.js";
+import { splitPowerShell } from "../permissions/powershell-split.js";
 import { parseRule, type Shell } from "../permissions/rules.js";
 import { commandText, splitBash } from "../permissions/shell-split.js";
-import { splitPowerShell } from "../permissions/powershell-split.js";
 import { childEnv } from "../process/env.js";
 import { type Availability, sandboxAvailability } from "./probe.js";
 
@@ -27,7 +27,8 @@ export function sandboxMode(ctx: ToolContext): SandboxMode {
   }
   const availability = sandboxAvailability(childEnv(ctx.config.env).PATH ?? "");
   const source = settings.enabled === true ? "sandbox.enabled is true" : "on by default where it works";
-  if (availability.ok) return { active: true, refuse: false, why: `on (${availability.mechanism}): ${source}`, availability };
+  if (availability.ok)
+    return { active: true, refuse: false, why: `on (${availability.mechanism}): ${source}`, availability };
   if (settings.failIfUnavailable) {
     return {
       active: false,
@@ -92,7 +93,10 @@ export function commandSandboxed(
   if (excluded) return { sandboxed: false, why: `"${excluded}" is in sandbox.excludedCommands` };
   if (request.disableSandbox) {
     if (ctx.config.sandbox.allowUnsandboxedCommands === false) {
-      return { sandboxed: true, why: "dangerouslyDisableSandbox is ignored: sandbox.allowUnsandboxedCommands is false" };
+      return {
+        sandboxed: true,
+        why: "dangerouslyDisableSandbox is ignored: sandbox.allowUnsandboxedCommands is false",
+      };
     }
     return { sandboxed: false, why: "the call asked to run outside the sandbox (dangerouslyDisableSandbox)" };
   }

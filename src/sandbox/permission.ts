@@ -23,11 +23,13 @@ export function sandboxAutoAllow(
   if (ctx.config.sandbox.autoAllowBashIfSandboxed === false) return undefined;
   const subject = tool.permissionSubject(input, ctx);
   if (subject.kind !== "command") return undefined;
-  const disableSandbox = (input as { dangerouslyDisableSandbox?: unknown }).dangerouslyDisableSandbox === true;
+  const disableSandbox =
+    (input as { dangerouslyDisableSandbox?: unknown }).dangerouslyDisableSandbox === true;
   const verdict = commandSandboxed(ctx, { command: subject.command, shell: subject.shell, disableSandbox });
   if (!verdict.sandboxed) return undefined;
   return {
     behavior: "allow",
-    reason: "it runs inside the OS sandbox, which confines its writes and network (sandbox.autoAllowBashIfSandboxed)",
+    reason:
+      "it runs inside the OS sandbox, which confines its writes and network (sandbox.autoAllowBashIfSandboxed)",
   };
 }

@@ -1,4 +1,13 @@
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+} from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { ToolContext } from "../core/context.js";
@@ -199,7 +208,11 @@ function pathRules(ctx: ToolContext, tools: Set<string>, behavior: PermissionRul
 const GLOB = /[*?[\]\\]/;
 
 /** The one path a pattern names when it names exactly one (`./a/.env`, `~/x`, `//etc/x`, `dir/**`), else undefined. */
-function literalTarget(spec: string, ctx: ToolContext, root: string): { path: string; whole: boolean } | undefined {
+function literalTarget(
+  spec: string,
+  ctx: ToolContext,
+  root: string,
+): { path: string; whole: boolean } | undefined {
   const whole = spec.endsWith("/**");
   const body = whole ? spec.slice(0, -3) : spec;
   if (GLOB.test(body)) return undefined;
@@ -289,7 +302,9 @@ function domainRules(rules: readonly PermissionRuleEntry[], behavior: "allow" | 
   return rules.flatMap((entry) => {
     if (entry.behavior !== behavior) return [];
     const parsed = parseRule(entry.rule);
-    return parsed.ok && parsed.rule.kind === "domain" && parsed.rule.tool === "WebFetch" ? [parsed.rule.host] : [];
+    return parsed.ok && parsed.rule.kind === "domain" && parsed.rule.tool === "WebFetch"
+      ? [parsed.rule.host]
+      : [];
   });
 }
 
@@ -298,7 +313,10 @@ let cacheDir: string | undefined;
 /** A persistent cache for package managers inside the sandbox, apart from the user's own (which stay read-only). */
 function sandboxCacheDir(): string {
   if (cacheDir) return cacheDir;
-  for (const dir of [join(homedir(), ".cache", "cc-tools", "sandbox"), join(tmpdir(), "cc-tools-sandbox-cache")]) {
+  for (const dir of [
+    join(homedir(), ".cache", "cc-tools", "sandbox"),
+    join(tmpdir(), "cc-tools-sandbox-cache"),
+  ]) {
     try {
       mkdirSync(dir, { recursive: true });
       cacheDir = real(dir);
@@ -343,7 +361,12 @@ export function buildPolicy(ctx: ToolContext): SandboxPolicy {
     const target = literalTarget(spec, ctx, entry.source.root);
     if (target?.whole && existsSync(target.path)) writable.add(target.path);
   }
-  const b: Builder = { writableRoots: [...writable], pinned: new Set(), readOnly: new Set(), placeholders: new Set() };
+  const b: Builder = {
+    writableRoots: [...writable],
+    pinned: new Set(),
+    readOnly: new Set(),
+    placeholders: new Set(),
+  };
   for (const workspace of workspaces) {
     for (const { name, kind } of CONTROL_PATHS) protect(b, join(workspace, name), kind);
     protectGit(b, workspace, writable);
@@ -368,8 +391,12 @@ export function buildPolicy(ctx: ToolContext): SandboxPolicy {
     masked: readMasks(ctx),
     unmasked: fs.allowRead.filter((p) => existsSync(p)).map(real),
     network: {
-      allowedDomains: [...new Set([...ctx.config.sandbox.network.allowedDomains, ...domainRules(rules, "allow")])],
-      deniedDomains: [...new Set([...ctx.config.sandbox.network.deniedDomains, ...domainRules(rules, "deny")])],
+      allowedDomains: [
+        ...new Set([...ctx.config.sandbox.network.allowedDomains, ...domainRules(rules, "allow")]),
+      ],
+      deniedDomains: [
+        ...new Set([...ctx.config.sandbox.network.deniedDomains, ...domainRules(rules, "deny")]),
+      ],
     },
     tmpDir,
     cacheDir,

@@ -45,7 +45,12 @@ function runsCleanly(path: string, args: readonly string[]): string | undefined 
 function probeBubblewrap(pathEnv: string): Availability {
   const path = locateExecutable("bwrap", pathEnv);
   if (!path) {
-    return { ok: false, mechanism: "bubblewrap", reason: "bubblewrap (bwrap) is not installed", hint: INSTALL_HINT };
+    return {
+      ok: false,
+      mechanism: "bubblewrap",
+      reason: "bubblewrap (bwrap) is not installed",
+      hint: INSTALL_HINT,
+    };
   }
   const version = spawnSync(path, ["--version"], { encoding: "utf8" }).stdout?.trim() ?? "";
   const base = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", ...BWRAP_ISOLATION];

@@ -1,4 +1,10 @@
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from "node:http";
 import { connect, type Socket } from "node:net";
 import { hostMatches } from "../permissions/rules.js";
 
@@ -21,7 +27,10 @@ export interface ProxyBlock {
 
 /** Lower case, no trailing dot, no IPv6 brackets: the form hosts are compared in. */
 function normalHost(host: string): string {
-  return host.toLowerCase().replace(/^\[|\]$/g, "").replace(/\.$/, "");
+  return host
+    .toLowerCase()
+    .replace(/^\[|\]$/g, "")
+    .replace(/\.$/, "");
 }
 
 /** Why a host may not be reached, or undefined when an allowed domain covers it and no denied one does. */
@@ -33,7 +42,10 @@ export function judgeHost(host: string, policy: DomainPolicy): string | undefine
 }
 
 /** `host:port` (or `[v6]:port`) of a CONNECT request or Host header; undefined when malformed or carrying `user@`. */
-export function parseAuthority(text: string, defaultPort: number): { host: string; port: number } | undefined {
+export function parseAuthority(
+  text: string,
+  defaultPort: number,
+): { host: string; port: number } | undefined {
   const match = /^(\[[0-9A-Fa-f:.]+\]|[^\s:@/[\]]+)(?::(\d{1,5}))?$/.exec(text.trim());
   if (!match) return undefined;
   const port = match[2] === undefined ? defaultPort : Number(match[2]);
@@ -75,17 +87,22 @@ export function tlsServerName(data: Buffer): string | null | undefined {
  * ordinary request for it, not a request for another host or a CONNECT onward (an allowed host that is
  * itself a proxy would otherwise relay anywhere). Anything else is refused. Undefined: wait for more bytes.
  */
-export function judgeTunnel(first: Buffer, host: string): { ok: true } | { ok: false; why: string } | undefined {
+export function judgeTunnel(
+  first: Buffer,
+  host: string,
+): { ok: true } | { ok: false; why: string } | undefined {
   if (first[0] === 0x16) {
     const name = tlsServerName(first);
-    if (name === undefined) return first.length >= TUNNEL_PEEK_LIMIT ? { ok: false, why: "an oversized TLS hello" } : undefined;
+    if (name === undefined)
+      return first.length >= TUNNEL_PEEK_LIMIT ? { ok: false, why: "an oversized TLS hello" } : undefined;
     if (name === null || normalHost(name) === host) return { ok: true };
     return { ok: false, why: `the TLS connection inside the tunnel to ${host} names ${normalHost(name)}` };
   }
   const text = first.toString("latin1");
   if (!/^[A-Z]+ /.test(text)) return { ok: false, why: `the tunnel to ${host} carries neither TLS nor HTTP` };
   const headEnd = text.indexOf("\r\n\r\n");
-  if (headEnd < 0) return first.length >= TUNNEL_PEEK_LIMIT ? { ok: false, why: "an oversized HTTP head" } : undefined;
+  if (headEnd < 0)
+    return first.length >= TUNNEL_PEEK_LIMIT ? { ok: false, why: "an oversized HTTP head" } : undefined;
   const [requestLine = "", ...headerLines] = text.slice(0, headEnd).split("\r\n");
   const [method, target = ""] = requestLine.split(" ");
   if (method === "CONNECT") return { ok: false, why: `a CONNECT to ${target} inside the tunnel to ${host}` };
@@ -96,12 +113,16 @@ export function judgeTunnel(first: Buffer, host: string): { ok: true } | { ok: f
     } catch {
       return { ok: false, why: `an HTTP request for "${target}" inside the tunnel to ${host}` };
     }
-    if (named !== host) return { ok: false, why: `an HTTP request for ${named} inside the tunnel to ${host}` };
+    if (named !== host)
+      return { ok: false, why: `an HTTP request for ${named} inside the tunnel to ${host}` };
   }
   const hostHeader = headerLines.find((l) => /^host:/i.test(l))?.slice(5);
   const named = hostHeader === undefined ? undefined : parseAuthority(hostHeader, 80)?.host;
   if (named !== host) {
-    return { ok: false, why: `a Host header naming ${hostHeader?.trim() ?? "nothing"} inside the tunnel to ${host}` };
+    return {
+      ok: false,
+      why: `a Host header naming ${hostHeader?.trim() ?? "nothing"} inside the tunnel to ${host}`,
+    };
   }
   return { ok: true };
 }
@@ -163,17 +184,26 @@ export class FilteringProxy {
     try {
       url = new URL(req.url ?? "");
     } catch {
-      return refuse(this.block("(none)", 0, `"${req.url}" is not an absolute http:// URL`));
+      refuse(this.block("(none)", 0, `"${req.url}" is not an absolute http:// URL`));
+      return;
     }
     const host = normalHost(url.hostname);
     const port = Number(url.port || 80);
-    if (url.protocol !== "http:") return refuse(this.block(host, port, `${url.protocol} URLs cannot go through a plain request`));
-    const hostHeader = req.headers.host === undefined ? undefined : parseAuthority(req.headers.host, 80);
-    if (req.headers.host !== undefined && (hostHeader?.host !== host || hostHeader.port !== port)) {
-      return refuse(this.block(host, port, `the Host header names ${req.headers.host}, not ${host}`));
+    if (url.protocol !== "http:") {
+      refuse(this.block(host, port, `${url.protocol} URLs cannot go through a plain request`));
+      return;
+    }
+    const named = req.headers.host;
+    const hostHeader = named === undefined ? undefined : parseAuthority(named, 80);
+    if (named !== undefined && (hostHeader?.host !== host || hostHeader.port !== port)) {
+      refuse(this.block(host, port, `the Host header names ${req.headers.host}, not ${host}`));
+      return;
     }
     const why = judgeHost(host, this.policy);
-    if (why) return refuse(this.block(host, port, why));
+    if (why) {
+      refuse(this.block(host, port, why));
+      return;
+    }
     const headers = { ...req.headers };
     delete headers["proxy-connection"];
     delete headers["proxy-authorization"];
@@ -200,10 +230,16 @@ export class FilteringProxy {
       );
     };
     const target = parseAuthority(req.url ?? "", 443);
-    if (!target) return refuse(this.block(String(req.url), 0, "the CONNECT target is not host:port"));
+    if (!target) {
+      refuse(this.block(String(req.url), 0, "the CONNECT target is not host:port"));
+      return;
+    }
     const { host, port } = target;
     const why = judgeHost(host, this.policy);
-    if (why) return refuse(this.block(host, port, why));
+    if (why) {
+      refuse(this.block(host, port, why));
+      return;
+    }
     client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
     let first = head;
     const timer = setTimeout(() => client.destroy(), TUNNEL_PEEK_TIMEOUT_MS);

@@ -2,7 +2,8 @@ import type { SandboxPolicy } from "./policy.js";
 
 /** A string literal in the sandbox profile language (SBPL, a Scheme): quotes and backslashes escaped. */
 export function sbplString(text: string): string {
-  if (text.includes("\0")) throw new Error(`a sandbox profile cannot name a path with a NUL byte: ${JSON.stringify(text)}`);
+  if (text.includes("\0"))
+    throw new Error(`a sandbox profile cannot name a path with a NUL byte: ${JSON.stringify(text)}`);
   return `"${text.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
 }
 
@@ -26,7 +27,9 @@ export function seatbeltProfile(policy: SandboxPolicy, proxyPort: number | undef
   const protectedPaths = [...policy.readOnly, ...policy.placeholders];
   if (protectedPaths.length > 0) lines.push(`(deny file-write* ${protectedPaths.map(subpath).join(" ")})`);
   if (policy.pinned.length > 0) {
-    lines.push(`(deny file-write-unlink file-write-create file-write-mode ${policy.pinned.map(literal).join(" ")})`);
+    lines.push(
+      `(deny file-write-unlink file-write-create file-write-mode ${policy.pinned.map(literal).join(" ")})`,
+    );
   }
   if (policy.masked.length > 0) {
     const masked = policy.masked.map((m) => (m.kind === "dir" ? subpath(m.path) : literal(m.path)));

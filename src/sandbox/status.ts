@@ -49,11 +49,13 @@ export function sandboxStatus(ctx: ToolContext): SandboxStatus {
   return status;
 }
 
-const list = (items: readonly string[]) => (items.length === 0 ? "  (none)" : items.map((i) => `  ${i}`).join("\n"));
+const list = (items: readonly string[]) =>
+  items.length === 0 ? "  (none)" : items.map((i) => `  ${i}`).join("\n");
 
 export function formatStatus(status: SandboxStatus): string {
   const lines = [`Sandbox: ${status.why}`];
-  if (status.launcher) lines.push(`Launcher: ${status.launcher}${status.version ? ` (${status.version})` : ""}`);
+  if (status.launcher)
+    lines.push(`Launcher: ${status.launcher}${status.version ? ` (${status.version})` : ""}`);
   if (status.hint) lines.push(`How to fix: ${status.hint}`);
   lines.push(
     `Commands inside run without asking (default, acceptEdits modes): ${status.active && status.autoAllowBashIfSandboxed ? "yes" : "no"} (sandbox.autoAllowBashIfSandboxed)`,
@@ -61,7 +63,8 @@ export function formatStatus(status: SandboxStatus): string {
     `Hooks sandboxed: ${status.sandboxHooks ? "yes" : "no"} (sandbox.sandboxHooks)`,
     `Excluded commands (run outside, through the rules):\n${list(status.excludedCommands)}`,
   );
-  if (status.policyError) lines.push(`The policy cannot be applied; every sandboxed command fails:\n  ${status.policyError}`);
+  if (status.policyError)
+    lines.push(`The policy cannot be applied; every sandboxed command fails:\n  ${status.policyError}`);
   const policy = status.policy;
   if (policy) {
     lines.push(

@@ -220,7 +220,8 @@ function applySandbox(out: SandboxSettings, value: unknown, where: string, root:
   for (const key of SANDBOX_BOOLEANS) {
     const flag = block[key];
     if (flag === undefined) continue;
-    if (typeof flag !== "boolean") throw new SettingsError(`${where}: "sandbox.${key}" must be true or false.`);
+    if (typeof flag !== "boolean")
+      throw new SettingsError(`${where}: "sandbox.${key}" must be true or false.`);
     out[key] = flag;
   }
   out.excludedCommands.push(...expectStrings(block.excludedCommands, "sandbox.excludedCommands", where));

@@ -1,5 +1,5 @@
 import { execFile, spawn } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/client";
@@ -90,6 +90,9 @@ describe("cc-tools mcp (built CLI) with the SDK client", () => {
 
   it("refuses a call that needs approval and names the rule that would allow it", async () => {
     const { dir, env } = workspace();
+    // The rules alone: inside the OS sandbox `touch x` would need no approval.
+    mkdirSync(join(dir, ".claude"));
+    writeFileSync(join(dir, ".claude", "settings.json"), JSON.stringify({ sandbox: { enabled: false } }));
     const client = await serve(dir, env);
     const denied = await client.callTool({ name: "Bash", arguments: { command: "touch x" } });
     expect(denied.isError).toBe(true);

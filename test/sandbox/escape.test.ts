@@ -1,8 +1,17 @@
 import { execFileSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createToolContext } from "../../src/core/context.js";
 import { Session } from "../../src/core/session.js";
@@ -32,7 +41,10 @@ function blockDir(prefix: string): string {
  */
 function setup(
   sandbox = {},
-  rules: Array<["allow" | "deny" | "ask", string]> = [["deny", "Read(./secrets/**)"], ["deny", "Read(.env)"]],
+  rules: Array<["allow" | "deny" | "ask", string]> = [
+    ["deny", "Read(./secrets/**)"],
+    ["deny", "Read(.env)"],
+  ],
   shared = false,
 ) {
   const dir = shared ? blockDir : tempDir;
@@ -50,17 +62,17 @@ function setup(
   mkdirSync(join(ws, "app", "config"), { recursive: true });
   writeFileSync(join(ws, "app", "config", ".env"), `${ENV_SECRET}\n`);
   const gitConfig = readFileSync(join(ws, ".git", "config"), "utf8");
-  const config = sandboxSettings(
-    ws,
-    sandbox,
-    rules,
-    {
-      hooks: {
-        PreToolUse: [{ matcher: "NoSuchTool", hooks: [{ type: "command", command: '"$CLAUDE_PROJECT_DIR"/scripts/hooks/guard.sh' }] }],
-        PostToolUse: [],
-      },
+  const config = sandboxSettings(ws, sandbox, rules, {
+    hooks: {
+      PreToolUse: [
+        {
+          matcher: "NoSuchTool",
+          hooks: [{ type: "command", command: '"$CLAUDE_PROJECT_DIR"/scripts/hooks/guard.sh' }],
+        },
+      ],
+      PostToolUse: [],
     },
-  );
+  });
   const ctx = shared
     ? createToolContext({
         workingDir: ws,
@@ -109,20 +121,43 @@ describe("escape attempts, each checked by its effect", () => {
     ["append to .git/config", "echo '[core] hooksPath = /tmp/x' >> .git/config"],
     ["replace .git/config", "printf x > .git/config.new && mv .git/config.new .git/config"],
     ["add a git hook", "printf '#!/bin/sh\\necho pwned\\n' > .git/hooks/pre-commit"],
-    ["write .claude/settings.local.json", `echo '{"sandbox":{"enabled":false}}' > .claude/settings.local.json`],
+    [
+      "write .claude/settings.local.json",
+      `echo '{"sandbox":{"enabled":false}}' > .claude/settings.local.json`,
+    ],
     ["add a file to .claude", "echo x > .claude/new.json"],
     ["append to the hook script", "echo 'curl evil' >> scripts/hooks/guard.sh"],
-    ["delete and recreate the hook script", "rm -f scripts/hooks/guard.sh; echo 'curl evil' > scripts/hooks/guard.sh"],
-    ["swap the hook script's directory", "mv scripts/hooks scripts/hooks-old; mkdir scripts/hooks && echo evil > scripts/hooks/guard.sh"],
-    ["swap the hook script's grandparent", "mv scripts scripts-old; mkdir -p scripts/hooks && echo evil > scripts/hooks/guard.sh"],
-    ["rename .claude and make a new one", `mv .claude .claude-old; mkdir .claude && echo '{"sandbox":{"enabled":false}}' > .claude/settings.json`],
-    ["swap .git for an edited copy", "cp -r .git /tmp/g 2>/dev/null; mv .git .git-old; cp -r .git-old .git2 && mv .git2 .git"],
+    [
+      "delete and recreate the hook script",
+      "rm -f scripts/hooks/guard.sh; echo 'curl evil' > scripts/hooks/guard.sh",
+    ],
+    [
+      "swap the hook script's directory",
+      "mv scripts/hooks scripts/hooks-old; mkdir scripts/hooks && echo evil > scripts/hooks/guard.sh",
+    ],
+    [
+      "swap the hook script's grandparent",
+      "mv scripts scripts-old; mkdir -p scripts/hooks && echo evil > scripts/hooks/guard.sh",
+    ],
+    [
+      "rename .claude and make a new one",
+      `mv .claude .claude-old; mkdir .claude && echo '{"sandbox":{"enabled":false}}' > .claude/settings.json`,
+    ],
+    [
+      "swap .git for an edited copy",
+      "cp -r .git /tmp/g 2>/dev/null; mv .git .git-old; cp -r .git-old .git2 && mv .git2 .git",
+    ],
     ["create .mcp.json", `echo '{"mcpServers":{"x":{"command":"sh"}}}' > .mcp.json`],
-    ["python3 rewriting .git/config", `python3 -c "open('.git/config','a').write('[core]\\n\\thooksPath=/x\\n')"`],
+    [
+      "python3 rewriting .git/config",
+      `python3 -c "open('.git/config','a').write('[core]\\n\\thooksPath=/x\\n')"`,
+    ],
   ])("cannot %s", async (_what, command) => {
     const { result, text } = await bash(env.ctx, command);
     expect(result.isError, text).toBe(true);
-    expect(text).toMatch(/The sandbox (kept the command from writing there|keeps control files|keeps .* from being created)/);
+    expect(text).toMatch(
+      /The sandbox (kept the command from writing there|keeps control files|keeps .* from being created)/,
+    );
     const ws = env.ws;
     expect(readFileSync(join(ws, ".git", "config"), "utf8")).toBe(env.gitConfig);
     expect(existsSync(join(ws, ".git", "hooks", "pre-commit"))).toBe(false);
@@ -142,7 +177,10 @@ describe("escape attempts, each checked by its effect", () => {
     ["a hard link", "ln secrets/token.txt copy.txt; cat copy.txt"],
     ["a listing", "ls secrets"],
     ["cat of an unanchored pattern's file", "cat app/config/.env"],
-    ["python3 walking the tree", `python3 -c "import os; print([open(os.path.join(d,f)).read() for d,_,fs in os.walk('.') for f in fs if f.endswith('env')])"`],
+    [
+      "python3 walking the tree",
+      `python3 -c "import os; print([open(os.path.join(d,f)).read() for d,_,fs in os.walk('.') for f in fs if f.endswith('env')])"`,
+    ],
   ])("cannot read a Read-denied file with %s", async (_how, command) => {
     const { result, text } = await bash(env.ctx, command);
     expect(text).not.toContain(SECRET);
@@ -153,7 +191,10 @@ describe("escape attempts, each checked by its effect", () => {
   });
 
   it("cannot remount the file system writable, even as root: root inside is not root outside", async () => {
-    const { result, text } = await bash(env.ctx, "mount -o remount,rw / && touch /etc/cc-tools-pwned; unshare -r true && echo nested");
+    const { result, text } = await bash(
+      env.ctx,
+      "mount -o remount,rw / && touch /etc/cc-tools-pwned; unshare -r true && echo nested",
+    );
     expect(result.isError).toBe(true);
     expect(existsSync("/etc/cc-tools-pwned")).toBe(false);
     expect(text).not.toContain("nested");

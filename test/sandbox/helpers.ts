@@ -25,7 +25,11 @@ export function sandboxSettings(
   return { ...config, ...extra };
 }
 
-export function sandboxContext(workingDir: string, config: Settings, options: Partial<ToolContextOptions> = {}) {
+export function sandboxContext(
+  workingDir: string,
+  config: Settings,
+  options: Partial<ToolContextOptions> = {},
+) {
   return testContext({ workingDir, config, ...options });
 }
 

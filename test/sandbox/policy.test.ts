@@ -4,11 +4,11 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { PermissionHandler, PermissionRequest } from "../../src/permissions/types.js";
+import { findTool } from "../../src/registry.js";
 import { bwrapArgs } from "../../src/sandbox/bwrap.js";
-import { hookScripts, type SandboxPolicy, buildPolicy } from "../../src/sandbox/policy.js";
+import { buildPolicy, hookScripts, type SandboxPolicy } from "../../src/sandbox/policy.js";
 import { sbplString, seatbeltProfile } from "../../src/sandbox/seatbelt.js";
 import { loadSettings, SettingsError } from "../../src/settings/load.js";
-import { findTool } from "../../src/registry.js";
 import { tempDir } from "../helpers/context.js";
 import { sandboxContext, sandboxSettings } from "./helpers.js";
 
@@ -29,11 +29,12 @@ const policy: SandboxPolicy = {
 
 describe("bubblewrap arguments", () => {
   it("layer read-only root, writable places, pins, control files, masks, then re-allowed reads, and isolate", () => {
-    const args = bwrapArgs(policy, { file: "/m/f", dir: "/m/d" }, { cwd: "/ws", disableUserns: true, sockets: ["/tmp/x.sock"] }, [
-      "bash",
-      "-c",
-      "echo",
-    ]).join(" ");
+    const args = bwrapArgs(
+      policy,
+      { file: "/m/f", dir: "/m/d" },
+      { cwd: "/ws", disableUserns: true, sockets: ["/tmp/x.sock"] },
+      ["bash", "-c", "echo"],
+    ).join(" ");
     const order = [
       "--ro-bind / /",
       "--ro-bind /dev/null /tmp/x.sock",
@@ -50,7 +51,10 @@ describe("bubblewrap arguments", () => {
       "--disable-userns",
       "--chdir /ws -- bash -c echo",
     ].map((part) => args.indexOf(part));
-    expect(order.every((i) => i >= 0), args).toBe(true);
+    expect(
+      order.every((i) => i >= 0),
+      args,
+    ).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);
     expect(args).toContain("--ro-bind /m/f /ws/.env");
     expect(args).toContain("--ro-bind /ws/.mcp.json /ws/.mcp.json");
@@ -64,7 +68,9 @@ describe("the macOS profile (generated and checked here; sandbox-exec cannot run
     expect(lines[0]).toBe("(version 1)");
     const at = (needle: string) => lines.findIndex((l) => l.includes(needle));
     expect(at("(deny file-write*)")).toBeLessThan(at('(allow file-write* (subpath "/ws")'));
-    expect(at('(allow file-write* (subpath "/ws")')).toBeLessThan(at('(deny file-write* (subpath "/ws/.git/config")'));
+    expect(at('(allow file-write* (subpath "/ws")')).toBeLessThan(
+      at('(deny file-write* (subpath "/ws/.git/config")'),
+    );
     expect(profile).toContain('(deny file-write-unlink file-write-create file-write-mode (literal "/ws/a"))');
     expect(profile).toContain('(deny file-read* file-write* (subpath "/ws/secrets") (literal "/ws/.env"))');
     expect(profile).toContain('(allow network-outbound (remote ip "localhost:4242"))');
@@ -91,13 +97,40 @@ describe("the policy of a workspace", () => {
     execFileSync("git", ["init", "-q", ws]);
     mkdirSync(join(ws, "tools", "hooks"), { recursive: true });
     writeFileSync(join(ws, "tools", "hooks", "h.sh"), "exit 0\n");
-    const config = sandboxSettings(ws, {}, [["allow", "WebFetch(domain:registry.npmjs.org)"], ["deny", "WebFetch(domain:evil.com)"]], {
-      hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "bash ${CLAUDE_PROJECT_DIR}/tools/hooks/h.sh --x" }] }], PostToolUse: [] },
-    });
+    const config = sandboxSettings(
+      ws,
+      {},
+      [
+        ["allow", "WebFetch(domain:registry.npmjs.org)"],
+        ["deny", "WebFetch(domain:evil.com)"],
+      ],
+      {
+        hooks: {
+          PreToolUse: [
+            {
+              matcher: "Bash",
+              hooks: [
+                {
+                  type: "command",
+                  command: ["bash ${", "CLAUDE_PROJECT_DIR}/tools/hooks/h.sh --x"].join(""),
+                },
+              ],
+            },
+          ],
+          PostToolUse: [],
+        },
+      },
+    );
     const built = buildPolicy(sandboxContext(ws, config));
-    expect(built.pinned).toEqual(expect.arrayContaining([join(ws, "tools"), join(ws, "tools", "hooks"), join(ws, ".git")]));
+    expect(built.pinned).toEqual(
+      expect.arrayContaining([join(ws, "tools"), join(ws, "tools", "hooks"), join(ws, ".git")]),
+    );
     expect(built.readOnly).toEqual(
-      expect.arrayContaining([join(ws, "tools", "hooks", "h.sh"), join(ws, ".git", "config"), join(ws, ".git", "hooks")]),
+      expect.arrayContaining([
+        join(ws, "tools", "hooks", "h.sh"),
+        join(ws, ".git", "config"),
+        join(ws, ".git", "hooks"),
+      ]),
     );
     expect(built.placeholders).toEqual(expect.arrayContaining([join(ws, ".claude"), join(ws, ".mcp.json")]));
     expect(built.network).toEqual({ allowedDomains: ["registry.npmjs.org"], deniedDomains: ["evil.com"] });
@@ -105,7 +138,9 @@ describe("the policy of a workspace", () => {
   });
 
   it("finds the files a hook command names", () => {
-    expect(hookScripts('"$CLAUDE_PROJECT_DIR"/.claude/hooks/a.sh arg', "/p")).toEqual(["/p/.claude/hooks/a.sh"]);
+    expect(hookScripts('"$CLAUDE_PROJECT_DIR"/.claude/hooks/a.sh arg', "/p")).toEqual([
+      "/p/.claude/hooks/a.sh",
+    ]);
     expect(hookScripts("python3 scripts/check.py -v", "/p")).toEqual(["/p/scripts/check.py"]);
     expect(hookScripts("jq -r .tool_name", "/p")).toEqual([]);
   });
@@ -132,7 +167,10 @@ describe("the sandbox settings block", () => {
       autoAllowBashIfSandboxed: false,
       excludedCommands: ["docker"],
       network: { allowedDomains: ["*.example.com"] },
-      filesystem: { allowWrite: ["/tmp/build", "/opt/x", join(homedir(), ".kube"), join(ws, "out")], denyRead: [join(ws, "keys")] },
+      filesystem: {
+        allowWrite: ["/tmp/build", "/opt/x", join(homedir(), ".kube"), join(ws, "out")],
+        denyRead: [join(ws, "keys")],
+      },
       ignoredKeys: ["sandbox.network.allowLocalBinding"],
     });
   });
@@ -148,24 +186,43 @@ describe("the sandbox settings block", () => {
 describe("permissions with the sandbox on", () => {
   function asking(): PermissionHandler & { asked: PermissionRequest[] } {
     const asked: PermissionRequest[] = [];
-    return { name: "recorder", asked, ask: async (request) => (asked.push(request), { behavior: "deny" }) };
+    return {
+      name: "recorder",
+      asked,
+      ask: async (request) => {
+        asked.push(request);
+        return { behavior: "deny" };
+      },
+    };
   }
   const bashTool = findTool("Bash")!;
 
   it("runs a sandboxed command without asking in default and acceptEdits modes, but not past deny or ask rules", async () => {
     const ws = tempDir();
     const handler = asking();
-    const config = sandboxSettings(ws, {}, [["deny", "Bash(rm:*)"], ["ask", "Bash(git push:*)"]]);
+    const config = sandboxSettings(ws, {}, [
+      ["deny", "Bash(rm:*)"],
+      ["ask", "Bash(git push:*)"],
+    ]);
     for (const mode of ["default", "acceptEdits"] as const) {
-      const ctx = sandboxContext(ws, config, { permissionMode: mode, permissionHandler: handler, nonInteractive: false });
+      const ctx = sandboxContext(ws, config, {
+        permissionMode: mode,
+        permissionHandler: handler,
+        nonInteractive: false,
+      });
       expect(await ctx.checkPermission(bashTool, { command: "make test" })).toMatchObject({
         behavior: "allow",
         reason: expect.stringMatching(/autoAllowBashIfSandboxed/),
       });
       expect((await ctx.checkPermission(bashTool, { command: "rm -rf build" })).behavior).toBe("deny");
-      expect((await ctx.checkPermission(bashTool, { command: "git push origin main" })).behavior).toBe("deny");
+      expect((await ctx.checkPermission(bashTool, { command: "git push origin main" })).behavior).toBe(
+        "deny",
+      );
     }
-    expect(handler.asked.map((r) => (r.input as { command: string }).command)).toEqual(["git push origin main", "git push origin main"]);
+    expect(handler.asked.map((r) => (r.input as { command: string }).command)).toEqual([
+      "git push origin main",
+      "git push origin main",
+    ]);
   });
 
   it("asks for a command that leaves the sandbox, unless allowUnsandboxedCommands is false", async () => {
@@ -177,7 +234,9 @@ describe("permissions with the sandbox on", () => {
     await ctx.checkPermission(bashTool, { command: "cd x && docker ps" });
     expect(handler.asked).toHaveLength(2);
     ctx = sandboxContext(ws, sandboxSettings(ws, { allowUnsandboxedCommands: false }), options);
-    expect((await ctx.checkPermission(bashTool, { command: "make", dangerouslyDisableSandbox: true })).behavior).toBe("allow");
+    expect(
+      (await ctx.checkPermission(bashTool, { command: "make", dangerouslyDisableSandbox: true })).behavior,
+    ).toBe("allow");
     ctx = sandboxContext(ws, sandboxSettings(ws, { autoAllowBashIfSandboxed: false }), options);
     await ctx.checkPermission(bashTool, { command: "make" });
     ctx = sandboxContext(ws, sandboxSettings(ws, { enabled: false }), options);

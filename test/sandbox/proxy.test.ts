@@ -1,7 +1,13 @@
 import { connect, createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { FilteringProxy, judgeHost, judgeTunnel, parseAuthority, tlsServerName } from "../../src/sandbox/proxy.js";
+import {
+  FilteringProxy,
+  judgeHost,
+  judgeTunnel,
+  parseAuthority,
+  tlsServerName,
+} from "../../src/sandbox/proxy.js";
 import { tempDir } from "../helpers/context.js";
 
 /** A minimal TLS 1.2 ClientHello record carrying `name` in its server_name extension. */
@@ -13,13 +19,30 @@ function clientHello(name: string | undefined): Buffer {
     const sni = [list.length >> 8, list.length & 255, ...list];
     ext.push(0, 0, sni.length >> 8, sni.length & 255, ...sni);
   }
-  const body = [3, 3, ...new Array(32).fill(7), 0, 0, 2, 0x13, 0x01, 1, 0, ext.length >> 8, ext.length & 255, ...ext];
+  const body = [
+    3,
+    3,
+    ...new Array(32).fill(7),
+    0,
+    0,
+    2,
+    0x13,
+    0x01,
+    1,
+    0,
+    ext.length >> 8,
+    ext.length & 255,
+    ...ext,
+  ];
   const handshake = [1, 0, body.length >> 8, body.length & 255, ...body];
   return Buffer.from([0x16, 3, 1, handshake.length >> 8, handshake.length & 255, ...handshake]);
 }
 
 describe("judging hosts and tunnels", () => {
-  const policy = { allowedDomains: ["example.com", "*.npmjs.org", "127.0.0.2"], deniedDomains: ["bad.npmjs.org"] };
+  const policy = {
+    allowedDomains: ["example.com", "*.npmjs.org", "127.0.0.2"],
+    deniedDomains: ["bad.npmjs.org"],
+  };
 
   it("allows listed hosts and strict subdomains of wildcards; denied domains win", () => {
     expect(judgeHost("EXAMPLE.com.", policy)).toBeUndefined();
@@ -49,13 +72,21 @@ describe("judging hosts and tunnels", () => {
     expect(judgeTunnel(clientHello("example.com"), "example.com")).toEqual({ ok: true });
     expect(judgeTunnel(clientHello("evil.net"), "example.com")).toMatchObject({ ok: false });
     const http = (text: string) => Buffer.from(text, "latin1");
-    expect(judgeTunnel(http("GET / HTTP/1.1\r\nHost: example.com\r\n\r\n"), "example.com")).toEqual({ ok: true });
-    expect(judgeTunnel(http("CONNECT evil.net:443 HTTP/1.1\r\nHost: evil.net\r\n\r\n"), "example.com")).toMatchObject({
+    expect(judgeTunnel(http("GET / HTTP/1.1\r\nHost: example.com\r\n\r\n"), "example.com")).toEqual({
+      ok: true,
+    });
+    expect(
+      judgeTunnel(http("CONNECT evil.net:443 HTTP/1.1\r\nHost: evil.net\r\n\r\n"), "example.com"),
+    ).toMatchObject({
       ok: false,
       why: expect.stringMatching(/CONNECT to evil\.net/),
     });
-    expect(judgeTunnel(http("GET http://evil.net/ HTTP/1.1\r\nHost: example.com\r\n\r\n"), "example.com")).toMatchObject({ ok: false });
-    expect(judgeTunnel(http("GET / HTTP/1.1\r\nHost: evil.net\r\n\r\n"), "example.com")).toMatchObject({ ok: false });
+    expect(
+      judgeTunnel(http("GET http://evil.net/ HTTP/1.1\r\nHost: example.com\r\n\r\n"), "example.com"),
+    ).toMatchObject({ ok: false });
+    expect(judgeTunnel(http("GET / HTTP/1.1\r\nHost: evil.net\r\n\r\n"), "example.com")).toMatchObject({
+      ok: false,
+    });
     expect(judgeTunnel(http("GET / HTTP/1.1\r\n\r\n"), "example.com")).toMatchObject({ ok: false });
     expect(judgeTunnel(http("GET / HTTP/1.1\r\nHost: exa"), "example.com")).toBeUndefined();
     expect(judgeTunnel(http("SSH-2.0-OpenSSH_9.2\r\n"), "example.com")).toMatchObject({ ok: false });
@@ -71,7 +102,9 @@ describe("the proxy, end to end over its Unix socket", () => {
   /** A TCP server on 127.0.0.2 that records what it receives: an allowed host that would relay anywhere. */
   async function recordingServer() {
     const received: string[] = [];
-    const server: Server = createServer((socket) => socket.on("data", (d) => received.push(d.toString("latin1"))));
+    const server: Server = createServer((socket) =>
+      socket.on("data", (d) => received.push(d.toString("latin1"))),
+    );
     await new Promise<void>((r) => server.listen(0, "127.0.0.2", r));
     cleanups.push(() => new Promise((r) => server.close(() => r())));
     return { port: (server.address() as { port: number }).port, received };
@@ -109,7 +142,9 @@ describe("the proxy, end to end over its Unix socket", () => {
     ]);
     expect(reply).toContain("200 Connection Established");
     expect(upstream.received).toEqual([]);
-    expect(proxy.blocked).toEqual([expect.objectContaining({ host: "127.0.0.2", why: expect.stringMatching(/CONNECT to evil\.example/) })]);
+    expect(proxy.blocked).toEqual([
+      expect.objectContaining({ host: "127.0.0.2", why: expect.stringMatching(/CONNECT to evil\.example/) }),
+    ]);
   });
 
   it("answers 403 naming the setting for a CONNECT to a host not allowed", async () => {

@@ -6,7 +6,9 @@ interface StatusFlags extends ContextFlags {
 }
 
 export function registerSandbox(program: Command): void {
-  const sandbox = program.command("sandbox").description("the OS sandbox that Bash and PowerShell commands run in");
+  const sandbox = program
+    .command("sandbox")
+    .description("the OS sandbox that Bash and PowerShell commands run in");
   addContextOptions(
     sandbox
       .command("status")
