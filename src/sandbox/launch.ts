@@ -263,7 +263,13 @@ export async function sandboxLaunch(
     strays ??= existsSync(strayFile);
     return strays;
   };
+  const removed: string[] = [];
   const release = async () => {
+    for (const path of policy.forbidden) {
+      if (!existsSync(path)) continue;
+      rmSync(path, { recursive: true, force: true });
+      removed.push(path);
+    }
     leftStrays();
     rmSync(strayFile, { force: true });
     await proxy?.close();
@@ -305,7 +311,13 @@ export async function sandboxLaunch(
       why: mode.why,
       release,
       leftStrays,
-      explain: explainer(policy, proxy),
+      explain: (output, exitCode) => [
+        ...explainer(policy, proxy)(output, exitCode),
+        ...removed.map(
+          (path) =>
+            `The sandbox removed ${path}, which the command created: it would point git at a configuration outside the protected one.`,
+        ),
+      ],
     };
   } catch (error) {
     await release();

@@ -54,6 +54,12 @@ export interface SandboxPolicy {
    * An empty directory, not a file, so `git add -A` inside has nothing to pick up.
    */
   placeholders: string[];
+  /**
+   * Paths that must not appear but cannot hold a placeholder (git refuses to work with any `.git/commondir`,
+   * and one written inside would point git at a configuration of the command's making): removed, with a
+   * note, as soon as the command ends.
+   */
+  forbidden: string[];
   /** Hidden paths: Read deny rules and sandbox.filesystem.denyRead. */
   masked: Mask[];
   /** Paths inside a masked directory that sandbox.filesystem.allowRead shows again. */
@@ -103,6 +109,7 @@ function between(root: string, path: string): string[] {
 
 interface Builder {
   writableRoots: string[];
+  forbidden: Set<string>;
   pinned: Set<string>;
   readOnly: Set<string>;
   placeholders: Set<string>;
@@ -129,6 +136,40 @@ function protect(b: Builder, path: string, kind: Kind): void {
     return;
   }
   b.readOnly.add(path);
+}
+
+function readTextOr(path: string): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return "";
+  }
+}
+
+/** Most directories looked at under .git/modules for submodules' git dirs. */
+const SUBMODULE_SCAN_LIMIT = 1_000;
+
+/** Git dirs of submodules (directories holding HEAD), nested modules included. */
+function submoduleGitDirs(modules: string): string[] {
+  const found: string[] = [];
+  const queue = [modules];
+  let seen = 0;
+  while (queue.length > 0 && seen++ < SUBMODULE_SCAN_LIMIT) {
+    const dir = queue.shift()!;
+    let entries: import("node:fs").Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    if (entries.some((e) => e.name === "HEAD" && e.isFile())) {
+      found.push(dir);
+      queue.push(join(dir, "modules"));
+      continue;
+    }
+    for (const entry of entries) if (entry.isDirectory()) queue.push(join(dir, entry.name));
+  }
+  return found;
 }
 
 /** `.git` of a workspace: its config and hooks read-only, the directory pinned; a worktree's real git dirs too. */
@@ -170,6 +211,16 @@ function protectGit(b: Builder, workspace: string, writable: Set<string>): void 
   // A worktree's own git dir has no config or hooks git reads; the common dir's are the repository's.
   protect(b, join(commonDir, "config"), "file");
   protect(b, join(commonDir, "hooks"), "dir");
+  if (gitDir === commonDir && !existsSync(join(gitDir, "commondir")))
+    b.forbidden.add(join(gitDir, "commondir"));
+  // Hooks elsewhere (core.hooksPath = .husky) run on the user's next commit as much as .git/hooks do.
+  const hooksPath = /^\s*hookspath\s*=\s*(.+?)\s*$/im.exec(readTextOr(join(commonDir, "config")))?.[1];
+  if (hooksPath) protect(b, real(resolve(workspace, hooksPath.replace(/^~(?=\/)/, homedir()))), "dir");
+  // Submodules keep their git dirs under modules/: their config and hooks run code just the same.
+  for (const moduleDir of submoduleGitDirs(join(commonDir, "modules"))) {
+    protect(b, join(moduleDir, "config"), "file");
+    protect(b, join(moduleDir, "hooks"), "dir");
+  }
   if (existsSync(join(gitDir, "config.worktree"))) b.readOnly.add(join(gitDir, "config.worktree"));
 }
 
@@ -363,6 +414,7 @@ export function buildPolicy(ctx: ToolContext): SandboxPolicy {
   }
   const b: Builder = {
     writableRoots: [...writable],
+    forbidden: new Set(),
     pinned: new Set(),
     readOnly: new Set(),
     placeholders: new Set(),
@@ -388,6 +440,7 @@ export function buildPolicy(ctx: ToolContext): SandboxPolicy {
     pinned: [...b.pinned].filter((p) => !writable.has(p)),
     readOnly: [...b.readOnly],
     placeholders: [...b.placeholders],
+    forbidden: [...b.forbidden],
     masked: readMasks(ctx),
     unmasked: fs.allowRead.filter((p) => existsSync(p)).map(real),
     network: {

@@ -61,7 +61,9 @@ function setup(
   writeFileSync(join(ws, "secrets", "token.txt"), `${SECRET}\n`);
   mkdirSync(join(ws, "app", "config"), { recursive: true });
   writeFileSync(join(ws, "app", "config", ".env"), `${ENV_SECRET}\n`);
-  const gitConfig = readFileSync(join(ws, ".git", "config"), "utf8");
+  // A repository that keeps its hooks in the working tree, as husky sets up.
+  execFileSync("git", ["-C", ws, "config", "core.hooksPath", ".husky"]);
+  mkdirSync(join(ws, ".husky"));
   const config = sandboxSettings(ws, sandbox, rules, {
     hooks: {
       PreToolUse: [
@@ -81,7 +83,7 @@ function setup(
         session: new Session({ dir: join(dir("cc-tools-session-"), "s") }),
       })
     : sandboxContext(ws, config);
-  return { ws, outside, ctx, gitConfig };
+  return { ws, outside, ctx, gitConfig: readFileSync(join(ws, ".git", "config"), "utf8") };
 }
 
 describe("the sandbox on this machine", () => {
@@ -149,6 +151,11 @@ describe("escape attempts, each checked by its effect", () => {
     ],
     ["create .mcp.json", `echo '{"mcpServers":{"x":{"command":"sh"}}}' > .mcp.json`],
     [
+      "point git at another common dir",
+      "cp -r .git evil && printf '[core]\\n\\thooksPath = /tmp\\n' > evil/config && echo ../evil > .git/commondir; false",
+    ],
+    ["add a hook in core.hooksPath (.husky)", "mkdir -p .husky; echo evil > .husky/pre-commit"],
+    [
       "python3 rewriting .git/config",
       `python3 -c "open('.git/config','a').write('[core]\\n\\thooksPath=/x\\n')"`,
     ],
@@ -156,7 +163,7 @@ describe("escape attempts, each checked by its effect", () => {
     const { result, text } = await bash(env.ctx, command);
     expect(result.isError, text).toBe(true);
     expect(text).toMatch(
-      /The sandbox (kept the command from writing there|keeps control files|keeps .* from being created)/,
+      /The sandbox (kept the command from writing there|keeps control files|keeps .* from being created|removed .*commondir)/,
     );
     const ws = env.ws;
     expect(readFileSync(join(ws, ".git", "config"), "utf8")).toBe(env.gitConfig);
@@ -165,7 +172,9 @@ describe("escape attempts, each checked by its effect", () => {
     expect(readFileSync(join(ws, ".claude", "settings.json"), "utf8")).toBe('{"permissions": {}}\n');
     expect(readdirSync(join(ws, ".claude")).sort()).toEqual(["settings.json", "settings.local.json"]);
     expect(readFileSync(join(ws, "scripts", "hooks", "guard.sh"), "utf8")).toBe(HOOK);
+    expect(readdirSync(join(ws, ".husky"))).toEqual([]);
     expect(existsSync(join(ws, ".mcp.json"))).toBe(false);
+    expect(existsSync(join(ws, ".git", "commondir"))).toBe(false);
     for (const moved of [".claude-old", ".git-old", "scripts-old", "scripts/hooks-old"]) {
       expect(existsSync(join(ws, moved)), moved).toBe(false);
     }

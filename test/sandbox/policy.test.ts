@@ -17,6 +17,7 @@ const policy: SandboxPolicy = {
   pinned: ["/ws/a"],
   readOnly: ["/ws/.git/config", "/ws/.claude"],
   placeholders: ["/ws/.mcp.json"],
+  forbidden: [],
   masked: [
     { path: "/ws/secrets", kind: "dir", why: "Read deny rule Read(./secrets/**)" },
     { path: "/ws/.env", kind: "file", why: "Read deny rule Read(.env)" },
