@@ -98,6 +98,11 @@ async function launch(
   }
 }
 
+/** What supervise needs of a launch. */
+function spawnOf({ file, args, cwd, env, launcherNames }: Launch) {
+  return { file, args, cwd, env, launcherNames };
+}
+
 function readCwdFile(path: string): string | undefined {
   try {
     return readFileSync(path, "utf8").trim() || undefined;
@@ -131,11 +136,7 @@ export async function runForeground(
     ? reportProgressWhileRunning(capture, options.onProgress)
     : undefined;
   const supervised = await supervise({
-    file: spawned.file,
-    args: spawned.args,
-    cwd: start.dir,
-    env: spawned.env,
-    launcherNames: spawned.launcherNames,
+    ...spawnOf(spawned),
     onStdout: write,
     onStderr: write,
     timeoutMs: options.timeoutMs,
@@ -188,7 +189,7 @@ export async function startBackground(request: ShellCommand, inlineChars: number
   const { command, ctx } = request;
   const prepared = prepare(request);
   const spawned = await launch(request, prepared, undefined);
-  const { start, cleanup } = prepared;
+  const { cleanup } = prepared;
   const store = ctx.session.get(taskStoreSlot);
   const task = store.add("shell", command, (id) => {
     const capture = new OutputCapture({
@@ -199,15 +200,7 @@ export async function startBackground(request: ShellCommand, inlineChars: number
       eagerFile: true,
     });
     const write = (chunk: Buffer) => capture.write(chunk);
-    const supervised = supervise({
-      file: spawned.file,
-      args: spawned.args,
-      cwd: start.dir,
-      env: spawned.env,
-      launcherNames: spawned.launcherNames,
-      onStdout: write,
-      onStderr: write,
-    });
+    const supervised = supervise({ ...spawnOf(spawned), onStdout: write, onStderr: write });
     const settled = supervised.done.then(async (outcome) => {
       await spawned.release();
       cleanup();
