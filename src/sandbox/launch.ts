@@ -278,10 +278,11 @@ export async function sandboxLaunch(
   };
   try {
     const env: NodeJS.ProcessEnv = { ...spec.env, TMPDIR: policy.tmpDir, ...cacheEnv(policy, spec.env) };
-    let command = ["/bin/sh", "-c", STRAY_CHECK, "sh", strayFile, spec.file, ...spec.args];
+    let command = [spec.file, ...spec.args];
     const networked = policy.network.allowedDomains.length > 0;
     let launched: { file: string; args: string[] };
     if (availability.mechanism === "bubblewrap") {
+      command = ["/bin/sh", "-c", STRAY_CHECK, "sh", strayFile, ...command];
       if (networked) {
         proxyDir = mkdtempSync(join(tmpdir(), "cc-tools-proxy-"));
         const socket = join(proxyDir, "proxy.sock");

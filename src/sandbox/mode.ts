@@ -9,6 +9,8 @@ import { type Availability, sandboxAvailability } from "./probe.js";
 /** Whether commands of this session run in the OS sandbox, and why, in words for `cc-tools sandbox status`. */
 export interface SandboxMode {
   active: boolean;
+  /** Turned off in the settings (sandbox.enabled: false): nothing to warn about. */
+  disabled: boolean;
   /** True when the sandbox is required (failIfUnavailable) but cannot be used: commands are refused. */
   refuse: boolean;
   why: string;
@@ -20,6 +22,7 @@ export function sandboxMode(ctx: ToolContext): SandboxMode {
   if (settings.enabled === false) {
     return {
       active: false,
+      disabled: true,
       refuse: false,
       why: "off: sandbox.enabled is false in the settings",
       availability: { ok: false, reason: "not checked (sandbox.enabled is false)", hint: "" },
@@ -27,11 +30,14 @@ export function sandboxMode(ctx: ToolContext): SandboxMode {
   }
   const availability = sandboxAvailability(childEnv(ctx.config.env).PATH ?? "");
   const source = settings.enabled === true ? "sandbox.enabled is true" : "on by default where it works";
-  if (availability.ok)
-    return { active: true, refuse: false, why: `on (${availability.mechanism}): ${source}`, availability };
+  if (availability.ok) {
+    const why = `on (${availability.mechanism}): ${source}`;
+    return { active: true, disabled: false, refuse: false, why, availability };
+  }
   if (settings.failIfUnavailable) {
     return {
       active: false,
+      disabled: false,
       refuse: true,
       why: `required by sandbox.failIfUnavailable but unavailable: ${availability.reason}`,
       availability,
@@ -39,6 +45,7 @@ export function sandboxMode(ctx: ToolContext): SandboxMode {
   }
   return {
     active: false,
+    disabled: false,
     refuse: false,
     why: `off: ${availability.reason}; commands run with the permission rules alone`,
     availability,
@@ -49,7 +56,7 @@ let warned = false;
 
 /** The one warning per process that the sandbox is missing, with how to install it. */
 export function warnIfUnavailable(mode: SandboxMode): void {
-  if (warned || mode.active || mode.availability.ok || mode.why.startsWith("off: sandbox.enabled")) return;
+  if (warned || mode.active || mode.disabled || mode.availability.ok) return;
   warned = true;
   const { availability } = mode;
   log.warn(

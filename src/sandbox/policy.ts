@@ -232,7 +232,7 @@ export function hookScripts(command: string, projectDir: string): string[] {
   const found: string[] = [];
   for (const simple of split.commands) {
     for (const word of simple.literals) {
-      if (!word || word.startsWith("-")) continue;
+      if (!word || word.startsWith("-") || word.includes("://")) continue;
       const path = isAbsolute(word) ? word : resolve(projectDir, word);
       if (word.includes("/") || kindOf(path) === "file") found.push(path);
     }
