@@ -437,7 +437,8 @@ export function buildPolicy(ctx: ToolContext): SandboxPolicy {
   const roots = [...writable].filter((p) => ![...writable].some((o) => o !== p && isWithin(p, o)));
   return {
     writable: roots,
-    pinned: [...b.pinned].filter((p) => !writable.has(p)),
+    // A writable root or a read-only bind is a mount point already.
+    pinned: [...b.pinned].filter((p) => !writable.has(p) && ![...b.readOnly].some((r) => isWithin(p, r))),
     readOnly: [...b.readOnly],
     placeholders: [...b.placeholders],
     forbidden: [...b.forbidden],
