@@ -291,7 +291,8 @@ export async function sandboxLaunch(
         Object.assign(env, proxyEnv(`http://127.0.0.1:${BRIDGE_PORT}`));
         command = [process.execPath, "-e", BRIDGE_SOURCE, "--", String(BRIDGE_PORT), socket, ...command];
       }
-      const sockets = socketsToHide().filter((s) => !proxyDir || !isWithin(s, proxyDir));
+      const keep = [...policy.writable, policy.cacheDir, ...(proxyDir ? [proxyDir] : [])];
+      const sockets = socketsToHide(keep);
       const options = { cwd: spec.cwd, disableUserns: availability.disableUserns, sockets };
       launched = { file: availability.path, args: bwrapArgs(policy, masks(), options, command) };
     } else {

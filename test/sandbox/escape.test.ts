@@ -10,6 +10,7 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -197,6 +198,24 @@ describe("escape attempts, each checked by its effect", () => {
     expect(result.isError).toBe(true);
     expect(text).toMatch(/sandbox hides|denied by/);
     expect(readFileSync(join(env.ws, "secrets", "token.txt"), "utf8")).toBe(`${SECRET}\n`);
+  });
+
+  it("cannot reach a Unix socket of the host (a daemon that would run commands outside)", async () => {
+    const connections: number[] = [];
+    const path = join(env.outside, "agent.sock");
+    const server = createServer(() => connections.push(1));
+    await new Promise<void>((r) => server.listen(path, r));
+    try {
+      const { result } = await bash(
+        env.ctx,
+        `python3 -c "import socket; s = socket.socket(socket.AF_UNIX); s.connect('${path}'); print('connected')"`,
+      );
+      expect(result.isError).toBe(true);
+      expect(connections).toEqual([]);
+    } finally {
+      await new Promise((r) => server.close(r));
+      rmSync(path, { force: true });
+    }
   });
 
   it("cannot remount the file system writable, even as root: root inside is not root outside", async () => {

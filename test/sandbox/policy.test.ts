@@ -33,11 +33,12 @@ describe("bubblewrap arguments", () => {
     const args = bwrapArgs(
       policy,
       { file: "/m/f", dir: "/m/d" },
-      { cwd: "/ws", disableUserns: true, sockets: ["/tmp/x.sock"] },
+      { cwd: "/ws", disableUserns: true, sockets: { dirs: ["/tmp/tmux-0"], files: ["/tmp/x.sock"] } },
       ["bash", "-c", "echo"],
     ).join(" ");
     const order = [
       "--ro-bind / /",
+      "--ro-bind /m/d /tmp/tmux-0",
       "--ro-bind /dev/null /tmp/x.sock",
       "--bind /ws /ws",
       "--bind /ws/a /ws/a",
