@@ -117,6 +117,7 @@ function readCwdFile(path: string): string | undefined {
 export async function runForeground(
   request: ShellCommand,
   options: ForegroundOptions,
+  attempt = 1,
 ): Promise<ForegroundResult> {
   const { adapter, ctx } = request;
   const prepared = prepare(request);
@@ -159,6 +160,12 @@ export async function runForeground(
   cleanup();
   capture.finish();
   const output = capture.snapshot();
+  // bwrap refused to set up (a mount point vanished between the policy and the mount: a socket, a
+  // placeholder another session removed); the command never started, so a second try is safe.
+  if (attempt === 1 && spawned.setupFailed(output.whole ?? output.head, outcome.exitCode)) {
+    readCwdFile(cwdFile);
+    return runForeground(request, options, attempt + 1);
+  }
   const notes = start.note ? [start.note] : [];
   notes.push(...spawned.explain(output.whole ?? `${output.head}\n${output.tail}`, outcome.exitCode));
   const refused = settleDir(ctx, start.dir, readCwdFile(cwdFile));

@@ -76,6 +76,8 @@ export interface Launch extends SpawnSpec {
   release(): Promise<void>;
   /** True when processes the command started were still running in the sandbox when it exited (they are killed). */
   leftStrays(): boolean;
+  /** True when the sandbox itself could not be set up (bwrap's own error): the command never started. */
+  setupFailed(output: string, exitCode: number | null): boolean;
   /** Notes for the result: what the sandbox blocked, judged from the run's output and the proxy's log. */
   explain(output: string, exitCode: number | null): string[];
 }
@@ -156,13 +158,16 @@ function cacheEnv(policy: SandboxPolicy, env: NodeJS.ProcessEnv): Record<string,
   return out;
 }
 
+/** bubblewrap's own error, printed before the command starts. */
+const BWRAP_FAILURE = /^bwrap: /;
+
 const NETWORK_FAILURE =
   /Could not resolve host|Temporary failure in name resolution|Name or service not known|Network is unreachable|getaddrinfo|ENOTFOUND|EAI_AGAIN|ENETUNREACH|Couldn't connect to server|Failed to connect to/i;
 
 function explainer(policy: SandboxPolicy, proxy: FilteringProxy | undefined) {
   return (output: string, exitCode: number | null): string[] => {
     const notes: string[] = [];
-    if (/^bwrap: /m.test(output) && exitCode !== 0) {
+    if (BWRAP_FAILURE.test(output) && exitCode !== 0) {
       notes.push(
         "The sandbox could not be set up for this command (the bwrap line above says why), so it did not run. " +
           "Check the sandbox settings with `cc-tools sandbox status`.",
@@ -221,6 +226,7 @@ function unsandboxed(spec: SpawnSpec, why: string): Launch {
     why,
     release: async () => {},
     leftStrays: () => false,
+    setupFailed: () => false,
     explain: () => [],
   };
 }
@@ -313,6 +319,8 @@ export async function sandboxLaunch(
       why: mode.why,
       release,
       leftStrays,
+      setupFailed: (output, exitCode) =>
+        launcherNames.length > 0 && exitCode === 1 && BWRAP_FAILURE.test(output),
       explain: (output, exitCode) => [
         ...explainer(policy, proxy)(output, exitCode),
         ...removed.map(
