@@ -3,11 +3,11 @@ import { isWithin } from "../fs/canonical.js";
 import type { SandboxPolicy } from "./policy.js";
 import { BWRAP_ISOLATION } from "./probe.js";
 
-/** Empty, unreadable stand-ins bound over masked paths (mode 000; nobody inside has the capability to bypass it). */
-export interface MaskSources {
-  file: string;
-  dir: string;
-}
+/**
+ * Masked directories become an empty tmpfs with mode 000; masked files get `emptyFile` (empty, mode 000)
+ * bound over them. Nobody inside has the capability to bypass the mode.
+ */
+const UNREADABLE_DIR = (path: string) => ["--perms", "0000", "--tmpfs", path];
 
 const byDepth = (a: string, b: string) => a.split("/").length - b.split("/").length || a.localeCompare(b);
 
@@ -59,20 +59,20 @@ export function socketsToHide(keep: readonly string[], table = "/proc/net/unix")
  */
 export function bwrapArgs(
   policy: SandboxPolicy,
-  masks: MaskSources,
+  emptyFile: string,
   options: { cwd: string; disableUserns: boolean; sockets: SocketMasks },
   command: readonly string[],
 ): string[] {
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
   if (existsSync("/run")) args.push("--tmpfs", "/run");
-  for (const dir of options.sockets.dirs) args.push("--ro-bind", masks.dir, dir);
+  for (const dir of options.sockets.dirs) args.push(...UNREADABLE_DIR(dir));
   for (const socket of options.sockets.files) args.push("--ro-bind", "/dev/null", socket);
   for (const path of [...policy.writable].sort(byDepth)) args.push("--bind", path, path);
   for (const path of [...policy.pinned].sort(byDepth)) args.push("--bind", path, path);
   for (const path of [...policy.readOnly, ...policy.placeholders].sort(byDepth))
     args.push("--ro-bind", path, path);
   for (const mask of [...policy.masked].sort((a, b) => byDepth(a.path, b.path))) {
-    args.push("--ro-bind", mask.kind === "dir" ? masks.dir : masks.file, mask.path);
+    args.push(...(mask.kind === "dir" ? UNREADABLE_DIR(mask.path) : ["--ro-bind", emptyFile, mask.path]));
   }
   for (const path of [...policy.unmasked].sort(byDepth)) args.push("--ro-bind", path, path);
   args.push(...BWRAP_ISOLATION);

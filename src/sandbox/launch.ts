@@ -1,11 +1,20 @@
 import { randomUUID } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  rmdirSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ToolContext } from "../core/context.js";
 import { ToolError } from "../core/errors.js";
 import { isWithin } from "../fs/canonical.js";
-import { bwrapArgs, type MaskSources, socketsToHide } from "./bwrap.js";
+import { bwrapArgs, socketsToHide } from "./bwrap.js";
 import {
   type CommandRequest,
   commandSandboxed,
@@ -82,19 +91,40 @@ export interface Launch extends SpawnSpec {
   explain(output: string, exitCode: number | null): string[];
 }
 
-/** Empty stand-ins for masked paths, made once per process and removed when it exits. */
-let maskSources: MaskSources | undefined;
-function masks(): MaskSources {
-  if (maskSources) return maskSources;
-  const dir = mkdtempSync(join(tmpdir(), "cc-tools-sandbox-mask-"));
-  const sources = { file: join(dir, "file"), dir: join(dir, "dir") };
-  writeFileSync(sources.file, "");
-  mkdirSync(sources.dir);
-  chmodSync(sources.file, 0o000);
-  chmodSync(sources.dir, 0o000);
-  process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
-  maskSources = sources;
-  return sources;
+/**
+ * The empty, mode-000 file bound over masked files: one per user, kept for good (it is empty) where the
+ * sandbox cannot write (~/.cache/cc-tools/sandbox-masks, not the sandbox's writable cache), so no process
+ * leaves one behind. A file there that is not ours, not empty or readable is replaced.
+ */
+let emptyFile: string | undefined;
+function unreadableEmptyFile(): string {
+  if (emptyFile) return emptyFile;
+  const uid = process.getuid?.() ?? -1;
+  for (const dir of [
+    join(homedir(), ".cache", "cc-tools", "sandbox-masks"),
+    join(tmpdir(), `cc-tools-sandbox-masks-${uid}`),
+  ]) {
+    try {
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      const owner = lstatSync(dir);
+      if (!owner.isDirectory() || owner.uid !== uid) continue;
+      const file = join(dir, "empty");
+      const stat = lstatSync(file, { throwIfNoEntry: false });
+      if (!stat?.isFile() || stat.size !== 0 || (stat.mode & 0o777) !== 0 || stat.uid !== uid) {
+        rmSync(file, { force: true, recursive: true });
+        writeFileSync(file, "", { mode: 0o000, flag: "wx" });
+        chmodSync(file, 0o000);
+      }
+      emptyFile = file;
+      return file;
+    } catch {
+      // not writable here: try the next place
+    }
+  }
+  throw new ToolError(
+    "The sandbox cannot hide Read-denied files: no place for its empty stand-in file (~/.cache/cc-tools or the temp dir) is writable.",
+    { beforeRun: true },
+  );
 }
 
 /**
@@ -300,7 +330,10 @@ export async function sandboxLaunch(
       const keep = [...policy.writable, policy.cacheDir, ...(proxyDir ? [proxyDir] : [])];
       const sockets = socketsToHide(keep);
       const options = { cwd: spec.cwd, disableUserns: availability.disableUserns, sockets };
-      launched = { file: availability.path, args: bwrapArgs(policy, masks(), options, command) };
+      launched = {
+        file: availability.path,
+        args: bwrapArgs(policy, unreadableEmptyFile(), options, command),
+      };
     } else {
       if (networked) {
         proxy = new FilteringProxy(policy.network, { port: 0, host: "127.0.0.1" });

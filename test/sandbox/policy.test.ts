@@ -32,19 +32,19 @@ describe("bubblewrap arguments", () => {
   it("layer read-only root, writable places, pins, control files, masks, then re-allowed reads, and isolate", () => {
     const args = bwrapArgs(
       policy,
-      { file: "/m/f", dir: "/m/d" },
+      "/m/f",
       { cwd: "/ws", disableUserns: true, sockets: { dirs: ["/tmp/tmux-0"], files: ["/tmp/x.sock"] } },
       ["bash", "-c", "echo"],
     ).join(" ");
     const order = [
       "--ro-bind / /",
-      "--ro-bind /m/d /tmp/tmux-0",
+      "--perms 0000 --tmpfs /tmp/tmux-0",
       "--ro-bind /dev/null /tmp/x.sock",
       "--bind /ws /ws",
       "--bind /ws/a /ws/a",
       "--ro-bind /ws/.claude /ws/.claude",
       "--ro-bind /ws/.git/config /ws/.git/config",
-      "--ro-bind /m/d /ws/secrets",
+      "--perms 0000 --tmpfs /ws/secrets",
       "--ro-bind /ws/secrets/public /ws/secrets/public",
       "--unshare-user",
       "--unshare-net",
