@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { isPermissionMode } from "../core/permission-level.js";
@@ -60,6 +60,10 @@ export function readJsonFile(path: string): unknown {
     text = readFileSync(path, "utf8");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    // An empty directory is the sandbox's stand-in for a control file that does not exist, left by a
+    // run that was killed before it could remove it (see docs/SANDBOX.md).
+    if ((error as NodeJS.ErrnoException).code === "EISDIR" && readdirSync(path).length === 0)
+      return undefined;
     throw new SettingsError(`Cannot read ${path}: ${(error as Error).message}`);
   }
   if (text.trim() === "") return {};

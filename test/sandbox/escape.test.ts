@@ -221,11 +221,12 @@ describe("escape attempts, each checked by its effect", () => {
   it("cannot remount the file system writable, even as root: root inside is not root outside", async () => {
     const { result, text } = await bash(
       env.ctx,
-      "mount -o remount,rw / && touch /etc/cc-tools-pwned; unshare -r true && echo nested",
+      "grep NoNewPrivs /proc/self/status; mount -o remount,rw / && touch /etc/cc-tools-pwned; unshare -r true && echo nested",
     );
     expect(result.isError).toBe(true);
     expect(existsSync("/etc/cc-tools-pwned")).toBe(false);
     expect(text).not.toContain("nested");
+    expect(text).toMatch(/NoNewPrivs:\s+1/);
   });
 
   it("leaves no process behind that outlives its command, however it detached", async () => {

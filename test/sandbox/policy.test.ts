@@ -8,7 +8,7 @@ import { findTool } from "../../src/registry.js";
 import { bwrapArgs } from "../../src/sandbox/bwrap.js";
 import { buildPolicy, hookScripts, type SandboxPolicy } from "../../src/sandbox/policy.js";
 import { sbplString, seatbeltProfile } from "../../src/sandbox/seatbelt.js";
-import { loadSettings, SettingsError } from "../../src/settings/load.js";
+import { loadSettings, readJsonFile, SettingsError } from "../../src/settings/load.js";
 import { tempDir } from "../helpers/context.js";
 import { sandboxContext, sandboxSettings } from "./helpers.js";
 
@@ -175,6 +175,14 @@ describe("the sandbox settings block", () => {
       },
       ignoredKeys: ["sandbox.network.allowLocalBinding"],
     });
+  });
+
+  it("reads an empty directory left where a control file belongs (a killed run's placeholder) as no file", () => {
+    const ws = tempDir();
+    mkdirSync(join(ws, ".mcp.json"));
+    expect(readJsonFile(join(ws, ".mcp.json"))).toBeUndefined();
+    writeFileSync(join(ws, ".mcp.json", "x"), "");
+    expect(() => readJsonFile(join(ws, ".mcp.json"))).toThrow(SettingsError);
   });
 
   it("refuses a misspelt key or a wrong type, naming the file", () => {
