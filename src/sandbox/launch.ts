@@ -1,14 +1,5 @@
 import { randomUUID } from "node:crypto";
-import {
-  chmodSync,
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  mkdtempSync,
-  rmdirSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ToolContext } from "../core/context.js";
@@ -22,6 +13,7 @@ import {
   sandboxMode,
   warnIfUnavailable,
 } from "./mode.js";
+import { holdPlaceholders } from "./placeholder.js";
 import { buildPolicy, type SandboxPolicy } from "./policy.js";
 import { FilteringProxy } from "./proxy.js";
 import { seatbeltProfile } from "./seatbelt.js";
@@ -125,35 +117,6 @@ function unreadableEmptyFile(): string {
     "The sandbox cannot hide Read-denied files: no place for its empty stand-in file (~/.cache/cc-tools or the temp dir) is writable.",
     { beforeRun: true },
   );
-}
-
-/**
- * Placeholders in use, process-wide: a background command may still rely on one when a foreground
- * command ends, and removing it then would let the background command create the control file.
- */
-const placeholderUsers = new Map<string, number>();
-
-function holdPlaceholders(paths: readonly string[]): () => void {
-  for (const path of paths) {
-    const users = placeholderUsers.get(path) ?? 0;
-    if (users === 0) mkdirSync(path, { recursive: true });
-    placeholderUsers.set(path, users + 1);
-  }
-  return () => {
-    for (const path of paths) {
-      const users = (placeholderUsers.get(path) ?? 1) - 1;
-      if (users > 0) {
-        placeholderUsers.set(path, users);
-        continue;
-      }
-      placeholderUsers.delete(path);
-      try {
-        rmdirSync(path);
-      } catch {
-        // not empty or gone: someone else's now
-      }
-    }
-  };
 }
 
 /** Variables that send HTTP clients (curl, git, npm, pip, Node with NODE_USE_ENV_PROXY) through the proxy. */

@@ -19,6 +19,7 @@ import { parseRule, READ_RULE_TOOLS, WRITE_RULE_TOOLS } from "../permissions/rul
 import { splitBash } from "../permissions/shell-split.js";
 import type { PermissionRuleEntry } from "../permissions/types.js";
 import { userConfigDir } from "../settings/load.js";
+import { isPlaceholder } from "./placeholder.js";
 
 /**
  * Most entries looked at while finding the files an unanchored Read deny pattern (`.env`, `**\/*.pem`)
@@ -93,14 +94,6 @@ function kindOf(path: string): Kind | undefined {
   }
 }
 
-function isEmptyDir(path: string): boolean {
-  try {
-    return lstatSync(path).isDirectory() && readdirSync(path).length === 0;
-  } catch {
-    return false;
-  }
-}
-
 /** The directories strictly between `root` and `path`, outermost first. */
 function between(root: string, path: string): string[] {
   const parts = relative(root, dirname(path)).split(sep).filter(Boolean);
@@ -130,8 +123,8 @@ function protect(b: Builder, path: string, kind: Kind): void {
     if (missing && kindOf(dirname(missing)) === "dir") b.placeholders.add(missing);
     return;
   }
-  // A stale placeholder from a killed run (an empty directory where a file belongs) is removed first.
-  if (kind === "file" && found === "dir" && isEmptyDir(path)) {
+  // A placeholder already there (another command's, or a killed run's) is joined, not taken for the file.
+  if (kind === "file" && found === "dir" && isPlaceholder(path)) {
     b.placeholders.add(path);
     return;
   }

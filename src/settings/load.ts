@@ -1,9 +1,10 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { isPermissionMode } from "../core/permission-level.js";
 import { validateRule } from "../permissions/rules.js";
 import type { PermissionRuleEntry, RuleBehavior, RuleSource } from "../permissions/types.js";
+import { isPlaceholder } from "../sandbox/placeholder.js";
 import { locateJsonError } from "./json-error.js";
 import {
   emptySettings,
@@ -60,10 +61,9 @@ export function readJsonFile(path: string): unknown {
     text = readFileSync(path, "utf8");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    // An empty directory is the sandbox's stand-in for a control file that does not exist, left by a
-    // run that was killed before it could remove it (see docs/SANDBOX.md).
-    if ((error as NodeJS.ErrnoException).code === "EISDIR" && readdirSync(path).length === 0)
-      return undefined;
+    // A directory there is the sandbox's stand-in for a control file that does not exist, while a command
+    // runs or after a run that was killed before it could remove it (see docs/SANDBOX.md).
+    if ((error as NodeJS.ErrnoException).code === "EISDIR" && isPlaceholder(path)) return undefined;
     throw new SettingsError(`Cannot read ${path}: ${(error as Error).message}`);
   }
   if (text.trim() === "") return {};

@@ -1,11 +1,12 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { PermissionHandler, PermissionRequest } from "../../src/permissions/types.js";
 import { findTool } from "../../src/registry.js";
 import { bwrapArgs } from "../../src/sandbox/bwrap.js";
+import { holdPlaceholders, isPlaceholder } from "../../src/sandbox/placeholder.js";
 import { buildPolicy, hookScripts, type SandboxPolicy } from "../../src/sandbox/policy.js";
 import { sbplString, seatbeltProfile } from "../../src/sandbox/seatbelt.js";
 import { loadSettings, readJsonFile, SettingsError } from "../../src/settings/load.js";
@@ -145,6 +146,23 @@ describe("the policy of a workspace", () => {
     ]);
     expect(hookScripts("python3 scripts/check.py -v", "/p")).toEqual(["/p/scripts/check.py"]);
     expect(hookScripts("jq -r .tool_name", "/p")).toEqual([]);
+  });
+});
+
+describe("placeholders shared between processes", () => {
+  it("stay while another live process holds them, and go once only dead ones did", () => {
+    const ws = tempDir();
+    const path = join(ws, ".mcp.json");
+    mkdirSync(path);
+    writeFileSync(join(path, `.cc-tools-sandbox-${process.ppid}`), "");
+    holdPlaceholders([path])();
+    expect(existsSync(path)).toBe(true);
+    expect(isPlaceholder(path)).toBe(true);
+    rmSync(join(path, `.cc-tools-sandbox-${process.ppid}`));
+    // A pid above the kernel's maximum is never alive: a killed run's marker.
+    writeFileSync(join(path, ".cc-tools-sandbox-99999999"), "");
+    holdPlaceholders([path])();
+    expect(existsSync(path)).toBe(false);
   });
 });
 
