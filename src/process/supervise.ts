@@ -143,7 +143,8 @@ export function supervise(options: SuperviseOptions): Supervised {
           straysKilled = true;
           await killGroup(pid, KILL_GRACE_MS, options.launcherNames);
         }
-        if ((await killEscapees(marker, pidsBefore, KILL_GRACE_MS)) && !alreadyKilling) straysKilled = true;
+        if ((await killEscapees(marker, pidsBefore, KILL_GRACE_MS, options.launcherNames)) && !alreadyKilling)
+          straysKilled = true;
       })();
       void killing.then(() => {
         setTimeout(() => {

@@ -203,9 +203,11 @@ function explainer(policy: SandboxPolicy, proxy: FilteringProxy | undefined) {
         `The sandbox hides ${hidden.map((m) => `${m.path} (${m.why})`).join(", ")}: reading it is refused inside.`,
       );
     }
-    if (!proxy && blocked.length === 0 && NETWORK_FAILURE.test(output)) {
+    if (blocked.length === 0 && NETWORK_FAILURE.test(output)) {
       notes.push(
-        "The sandbox gives commands no network access: no host is allowed. A user can allow hosts in sandbox.network.allowedDomains or with WebFetch(domain:…) allow rules.",
+        proxy
+          ? `The sandbox lets commands reach only ${policy.network.allowedDomains.join(", ")}, through its proxy (HTTP_PROXY and HTTPS_PROXY point at it); other connections fail. A user can allow more hosts in sandbox.network.allowedDomains.`
+          : "The sandbox gives commands no network access: no host is allowed. A user can allow hosts in sandbox.network.allowedDomains or with WebFetch(domain:…) allow rules.",
       );
     }
     return notes;
