@@ -1,5 +1,5 @@
 import { execFile, spawn } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/client";
@@ -110,6 +110,9 @@ describe("cc-tools mcp (built CLI) with the SDK client", () => {
 
   it("runs what the client approved inside the workspace; --permission-mode default asks for it again", async () => {
     const { dir, env } = workspace();
+    // The rules alone: inside the OS sandbox `touch x` would need no approval.
+    mkdirSync(join(dir, ".claude"));
+    writeFileSync(join(dir, ".claude", "settings.json"), JSON.stringify({ sandbox: { enabled: false } }));
     const client = await serve(dir, env);
     const made = await client.callTool({ name: "Bash", arguments: { command: "touch x" } });
     expect(made.isError).toBeFalsy();

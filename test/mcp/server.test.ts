@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { InMemoryTransport } from "@modelcontextprotocol/server";
@@ -168,20 +168,28 @@ describe("MCP server session", () => {
       asked.push(message);
       return { action: "accept", content: { decision: answers.shift() ?? "deny" } };
     });
-    const denied = await client.callTool({ name: "Bash", arguments: { command: "echo one" } });
+    // Write asks in default mode (a Bash command would run in the OS sandbox without asking).
+    const denied = await client.callTool({
+      name: "Write",
+      arguments: { file_path: "one.txt", content: "1" },
+    });
     expect(denied.isError).toBe(true);
     expect(text(denied)).toContain("denied");
-    const allowed = await client.callTool({ name: "Bash", arguments: { command: "echo two" } });
-    expect(text(allowed)).toContain("two");
+    const allowed = await client.callTool({
+      name: "Write",
+      arguments: { file_path: "two.txt", content: "2" },
+    });
+    expect(allowed.isError).toBeFalsy();
+    expect(readFileSync(join(dir, "two.txt"), "utf8")).toBe("2");
     expect(asked).toHaveLength(2);
-    expect(asked[0]).toContain("echo one");
+    expect(asked[0]).toContain("Write");
   });
 
   it("without elicitation, refuses with the rule that would allow the call", async () => {
     const { client } = await connect(factory(tempDir(), "default"));
-    const denied = await client.callTool({ name: "Bash", arguments: { command: "echo hi" } });
+    const denied = await client.callTool({ name: "Write", arguments: { file_path: "x.txt", content: "x" } });
     expect(denied.isError).toBe(true);
-    expect(text(denied)).toContain("Ask the user to allow `Bash(echo hi)`");
+    expect(text(denied)).toMatch(/Ask the user to allow `Edit\(\/\/.*x\.txt\)`/);
   });
 });
 
