@@ -505,6 +505,8 @@ class BashParser {
       if (arg.literal !== undefined && ARITHMETIC_TESTS.has(arg.literal)) {
         for (const operand of [args[k - 1], args[k + 1]]) {
           if (!operand) refuse(`\`${arg.literal}\` without an operand in \`[[ … ]]\``);
+          // An arithmetic expansion was checked where it was parsed; its value is a number.
+          if (operand.literal === undefined && NUMERIC_VALUE.test(operand.raw)) continue;
           // `"$n"` is the value of n, like `$n`; other quoting inside arithmetic is refused.
           vars.arithmetic(operand.literal ?? operand.raw.replace(/^"(\$\{?\w+\}?)"$/, "$1"), refuse);
         }
