@@ -101,7 +101,8 @@ const TRANSPARENT_KEYWORDS = new Set([
 const CLOSING_KEYWORDS = new Set(["fi", "done", "}"]);
 const RESERVED =
   /(if|then|elif|else|fi|do|done|while|until|for|select|case|esac|function|coproc|time|!|\{|\}|\[\[|\]\])(?=[ \t\n;&|()<>]|$)/y;
-const REDIRECT = /(\d+|\{[A-Za-z_][A-Za-z0-9_]*\})?(<<<|<<-|<<|<>|<&|<|>>|>&|>\||>|&>>|&>)/y;
+/** A redirection operator, with a descriptor number or `{var}` only where bash reads one (not before `&>`). */
+const REDIRECT = /(?:(\d+|\{[A-Za-z_][A-Za-z0-9_]*\})?(<<<|<<-|<<|<>|<&|<|>>|>&|>\||>)|()(&>>|&>))/y;
 const ASSIGNMENT = /([A-Za-z_][A-Za-z0-9_]*)(\[[^\]]*\])?\+?=/y;
 /** Redirection targets that reach no file: writing into them changes nothing on disk. */
 const DISCARDING_TARGETS = /^\/dev\/(null|tty|zero|full)$/;
@@ -192,6 +193,19 @@ function wordText(word: Word): string {
 /** The descriptors that now point at a file (or somewhere unknown). */
 function fileDescriptors(table: DescriptorTable): number[] {
   return [...table.changed].filter((fd) => ["file", "unknown"].includes(table.get(fd).kind));
+}
+
+/**
+ * How many words (`builtin`, `command` and their options) stand before the builtin or function a command
+ * runs: `command exec 1<f` is an `exec`.
+ */
+function runnerPrefix(command: SimpleCommand): number {
+  let p = 0;
+  while (command.literals[p] === "builtin" || command.literals[p] === "command") {
+    p++;
+    while (command.literals[p]?.startsWith("-")) p++;
+  }
+  return p;
 }
 
 type Close = ")" | "}" | "case" | undefined;
@@ -366,8 +380,11 @@ class BashParser {
         this.parseCoproc();
         return "prefix";
       case "time":
-        this.skipBlanks();
-        if (this.at("-p")) this.i += 2;
+        // `time [-p] [--] pipeline`: bash skips both.
+        for (const option of ["-p", "--"]) {
+          this.skipBlanks();
+          if (this.at(option)) this.i += 2;
+        }
         return "prefix";
       case "!":
         return "prefix";
@@ -586,7 +603,7 @@ class BashParser {
       });
     }
     this.checkBuiltin(command, args);
-    this.line.calls.push({ name: command.literals[0], fds: fileDescriptors(table) });
+    this.line.calls.push({ name: command.literals[runnerPrefix(command)], fds: fileDescriptors(table) });
     if (
       record &&
       (command.words.length > 0 ||
@@ -635,7 +652,7 @@ class BashParser {
 
   /** Builtins that run other code or evaluate names, checked once the command's words are known. */
   private checkBuiltin(command: SimpleCommand, args: Argument[]): void {
-    const skip = command.literals[0] === "builtin" || command.literals[0] === "command" ? 1 : 0;
+    const skip = runnerPrefix(command);
     const name = command.literals[skip];
     if (name === undefined) return;
     if (skip === 1 && OPAQUE_COMMANDS.has(name)) refuse(`\`${name}\` runs a command built at run time`);
@@ -662,7 +679,8 @@ class BashParser {
     REDIRECT.lastIndex = this.i;
     const match = REDIRECT.exec(this.src);
     if (!match) return false;
-    const [, fdText, op] = match as unknown as [string, string | undefined, string];
+    const fdText = match[1];
+    const op = (match[2] ?? match[4])!;
     this.i += match[0].length;
     this.skipBlanks();
     const c = this.src[this.i];

@@ -58,7 +58,8 @@ export class BashOracle {
       const tail = ["exit 0", "exit 1", "echo pa"][i];
       // Each record starts with the run it belongs to: a process substitution bash did not wait for may
       // log after its run has been judged, and must not be taken for part of the next one.
-      const body = `#!/bin/sh\n{ printf '%s${FIELD}' "$${RUN_VARIABLE}"; for a in "$0" "$@"; do printf '%s${FIELD}' "$a"; done; printf '${RECORD}'; } >> '${this.log}'\n${tail}\n`;
+      // One write per record (built first), so stubs running at once cannot interleave their fields.
+      const body = `#!/bin/sh\nr=$(printf '%s${FIELD}' "$${RUN_VARIABLE}" "$0" "$@")\nprintf '%s${RECORD}' "$r" >> '${this.log}'\n${tail}\n`;
       writeFileSync(join(stubs, name), body);
       chmodSync(join(stubs, name), 0o755);
     }
