@@ -64,10 +64,13 @@ export class BashOracle {
       chmodSync(join(stubs, name), 0o755);
     }
     this.env = { PATH: stubs, HOME: join(root, "home"), TMPDIR: join(root, "tmp"), LANG: "C" };
-    // No network for the line, and a timeout that kills the whole process group (background jobs too).
-    // (The line's own PATH holds only the stubs, so these are located on ours.)
+    // No network, and a PID namespace whose processes all die with the line's shell or its timeout: a
+    // line that forks itself in the background cannot outlive its run. (The line's own PATH holds only
+    // the stubs, so these are located on ours.) Without user namespaces, only the timeout applies.
     const unshare = locateExecutable("unshare");
-    const isolate = unshare && spawnSync(unshare, ["-rn", "true"]).status === 0 ? [unshare, "-rn"] : [];
+    const namespaces = ["-rnpf", "--kill-child"];
+    const isolate =
+      unshare && spawnSync(unshare, [...namespaces, "true"]).status === 0 ? [unshare, ...namespaces] : [];
     const timeout = locateExecutable("timeout");
     if (!timeout) throw new Error("the fuzzer needs GNU timeout on PATH");
     this.prefix = [...isolate, timeout, "-s", "KILL", String(RUN_SECONDS)];
