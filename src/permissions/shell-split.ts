@@ -20,7 +20,7 @@ import {
   namedDescriptor,
   throughDescriptorTree,
 } from "./bash/descriptors.js";
-import { type Argument, checkVariableArguments, VariableTracker } from "./bash/variables.js";
+import { type Argument, checkVariableArguments, isShellLocal, VariableTracker } from "./bash/variables.js";
 
 /** Deepest nesting of substitutions, subshells and groups followed before a command counts as too complex. */
 export const MAX_SHELL_NESTING = 32;
@@ -410,7 +410,7 @@ class BashParser {
     if (list.length > 0 && list[0] !== "in")
       refuse(`a \`${keyword}\` loop whose header is not \`NAME in WORDS\``);
     const values = header.words.slice(2);
-    this.line.vars.set(
+    this.line.vars.setUnseen(
       variable,
       keyword === "for" && values.every((word) => NUMERIC_WORD.test(word)),
       refuse,
@@ -477,7 +477,7 @@ class BashParser {
     const name = /^([A-Za-z_]\w*)[ \t]+(?=[{(])/.exec(this.src.slice(this.i));
     if (name) {
       this.i += name[0].length;
-      this.line.vars.set(name[1]!, true, refuse);
+      this.line.vars.setUnseen(name[1]!, true, refuse);
     }
   }
 
@@ -1009,6 +1009,8 @@ class BashParser {
       rest = rest.slice(end + 1);
     }
     if (/^:[^-=?+]/.test(rest)) vars.arithmetic(rest.slice(1), refuse);
+    // `${NAME:=value}` assigns NAME when it is unset or empty.
+    if (/^:?=/.test(rest)) vars.setUnseen(name.replace(/^[#!]/, ""), false, refuse);
   }
 
   /** A backtick substitution: its body, unescaped, is split as a command line of its own. */
@@ -1148,9 +1150,6 @@ export function commandText(
   ].join(" ");
 }
 
-/** Lower-case variables bash itself reads (`histchars`, `auto_resume`) or that programs read (`*_proxy`, `npm_*`). */
-const READ_BY_SOMEONE = /^(histchars|auto_resume|npm_.*|.*proxy.*)$/;
-
 /**
  * Whether a command only sets shell variables no program sees: lower-case names (the environment's
  * conventions and bash's own variables are upper case) that the environment does not already hold
@@ -1166,8 +1165,6 @@ export function setsOnlyShellVariables(
     command.writes.length === 0 &&
     command.reads.length === 0 &&
     command.assignments.length > 0 &&
-    command.assignments.every(
-      ({ name }) => /^[a-z_][a-z0-9_]*$/.test(name) && !READ_BY_SOMEONE.test(name) && !(name in environment),
-    )
+    command.assignments.every(({ name }) => isShellLocal(name) && !(name in environment))
   );
 }

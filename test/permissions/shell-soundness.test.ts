@@ -78,6 +78,24 @@ describe("root cause 2: what the splitter does not model is asked, not allowed",
   });
 });
 
+describe("variables set where no rule sees them", () => {
+  // A workspace file `0/ls`: with PATH=0, `ls` runs it instead of /bin/ls.
+  it.each([
+    "for PATH in 0; do ls; done",
+    "echo $(( PATH = 0 )); ls",
+    "(( PATH = 0 )); ls",
+    "read PATH <<< 0; ls",
+    "select PATH in 0; do ls; break; done <<< 1",
+  ])("%j under Bash(ls:*), Bash(echo:*), Bash(read:*) does not run a workspace program", async (command) => {
+    const { ctx, marker } = setup(["Bash(ls:*)", "Bash(echo:*)", "Bash(read:*)", "Bash(cd:*)"]);
+    mkdirSync(join(ctx.workingDir, "0", "x"), { recursive: true });
+    writeFileSync(join(ctx.workingDir, "0", "ls"), `#!/bin/sh\n: > '${marker}'\n`, { mode: 0o755 });
+    const { denied } = await bash(ctx, command);
+    expect(denied).toBe(true);
+    expect(existsSync(marker)).toBe(false);
+  });
+});
+
 describe("constructs modelled completely are judged part by part", () => {
   it.each([
     ["x=$(echo hi); echo $x", ["Bash(echo:*)"], "hi"],

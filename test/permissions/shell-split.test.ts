@@ -246,7 +246,7 @@ describe("splitBash: compound commands modelled completely", () => {
     ["(( i++ )); (( j = i * 2 ))", []],
     ["for ((i=0; i<3; i++)); do echo $i; done", ["echo $i"]],
     ["select s in a b; do echo $s; break; done", ["echo $s", "break"]],
-    ["coproc C { a; }", ["a"]],
+    ["coproc c { a; }", ["a"]],
     ["coproc a x", ["a x"]],
     ["time ( a ); time -p b", ["a", "b"]],
     ["a | time b", ["a", "time b"]],
@@ -309,6 +309,14 @@ describe("splitBash: fails closed on what it does not model", () => {
     ["echo > /proc/self/cwd/x", /descriptors/],
     ["f() if a; then b; fi", /body of the function/],
     ["a ( b )", /\(/],
+    ["for PATH in 0; do ls; done", /sets PATH/],
+    ["select IFS in a; do :; done", /sets IFS/],
+    ["echo $(( PATH = 0 ))", /sets PATH/],
+    ["(( BASH_ENV++ ))", /sets BASH_ENV/],
+    ["read PATH", /sets PATH/],
+    ["printf -v IFS x", /sets IFS/],
+    ["coproc PATH { a; }", /sets PATH/],
+    ["cd ${CDPATH:=/tmp}", /sets CDPATH/],
   ])("%j", (command, reason) => {
     const split = splitBash(command);
     expect(split.ok, JSON.stringify(split)).toBe(false);

@@ -37,6 +37,22 @@ export const IMPLICITLY_CHOSEN = [
 /** Variables that, once assigned, make a later command name run something else (hash table, aliases). */
 const COMMAND_TABLES = new Set(["BASH_ALIASES", "BASH_CMDS"]);
 
+/** Lower-case variables bash itself reads (`histchars`, `auto_resume`) or that programs read (`*_proxy`, `npm_*`). */
+const READ_BY_SOMEONE = /^(histchars|auto_resume|npm_.*|.*proxy.*)$/;
+
+/**
+ * A variable only this shell sees: lower case (the environment's conventions and bash's own variables —
+ * PATH, IFS, BASH_ENV, … — are upper case) and not one bash or common programs read.
+ */
+export function isShellLocal(name: string): boolean {
+  return /^[a-z_][a-z0-9_]*$/.test(name) && !READ_BY_SOMEONE.test(name);
+}
+
+/** Assignments inside arithmetic: `x = …`, `x += …`, `a[i] <<= …` (not `==`, `<=`, `!=`). */
+const ARITHMETIC_ASSIGNMENT = /([A-Za-z_]\w*)\s*(?:\[[^\]]*\])?\s*(?:[-+*/%&^|]|<<|>>)?=(?!=)/g;
+/** Increments and decrements: `i++`, `--i`. */
+const ARITHMETIC_STEP = /([A-Za-z_]\w*)\s*(?:\+\+|--)|(?:\+\+|--)\s*([A-Za-z_]\w*)/g;
+
 /** Identifiers in arithmetic text; not hex digits (`0xff`) or digits of a base (`16#ff`). */
 const ARITHMETIC_NAME = /(?<![\w#])[A-Za-z_]\w*/g;
 /** Positional parameters (`$1`, `${2}`, `$@`, `$*`): chosen by `set --` or a function's caller. */
@@ -73,6 +89,19 @@ export class VariableTracker {
     const problem = arithmeticProblem(clean);
     if (problem) refuse(problem);
     for (const match of clean.matchAll(ARITHMETIC_NAME)) this.flow.arithmetic.add(match[0]);
+    // `(( PATH = 0 ))` would change what later command names run, with no rule to see it.
+    for (const match of [...clean.matchAll(ARITHMETIC_ASSIGNMENT), ...clean.matchAll(ARITHMETIC_STEP)])
+      this.setUnseen((match[1] ?? match[2])!, true, refuse);
+  }
+
+  /**
+   * A variable set where no rule sees it (a loop variable, arithmetic, `read NAME`): only a shell-local
+   * name, since `for PATH in /tmp/x; do ls; done` would run another ls.
+   */
+  setUnseen(name: string, numeric: boolean, refuse: (reason: string) => never): void {
+    if (!isShellLocal(name))
+      refuse(`the line sets ${name}, which bash or the programs it runs read, where no rule sees it`);
+    this.set(name, numeric, refuse);
   }
 
   /** A variable the line gives a value; `numeric` when that value can only be a number. */
@@ -93,7 +122,7 @@ export class VariableTracker {
       );
     }
     if (match[3] !== undefined) this.arithmetic(match[3], refuse);
-    if (setsIt) this.set(match[1]!, false, refuse);
+    if (setsIt) this.setUnseen(match[1]!, false, refuse);
   }
 
   /** The first variable that is both chosen by the line and evaluated as arithmetic, if any. */
@@ -218,6 +247,7 @@ export function checkVariableArguments(
     const value = text.slice(declared[0].length);
     if (declared[3] && value.startsWith("(") && !arg.array)
       refuse(`an array value given to \`${name}\` as text`);
-    vars.set(declared[1]!, declared[3] !== undefined && /^-?\d*$/.test(value), refuse);
+    // Without a value (`local i`) the variable keeps what it had; only a value can be of the line's choosing.
+    vars.set(declared[1]!, declared[3] === undefined || /^-?\d*$/.test(value), refuse);
   }
 }

@@ -316,7 +316,7 @@ export class Grammar {
       () => `[[ x =~ ${r.pick(["a|b", "(x)", "^x$", "$(pa re)", "'('"])} ]]`,
       () => `(( ${r.pick(["i++", "i = 2 + $(pa ar)", "a[1]=2", "x", "i<2"])} ))`,
       () => `select s in a b; do ${body()}; break; done`,
-      () => `coproc ${r.pick(["", "C "])}${r.pick(["pa co", "{ pb co; }"])}`,
+      () => `coproc ${r.pick(["", "c "])}${r.pick(["pa co", "{ pb co; }"])}`,
       () => `time ( ${body()} )`,
       () => `time -p ${this.simple(depth)}`,
       () => `while read -r l; do ${body()}; done < <(${body()})`,
