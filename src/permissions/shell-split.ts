@@ -78,11 +78,16 @@ const NUMERIC_VALUE = /^(-?\d*|\$\(\([^`$]*\)\))$/s;
 
 /** Commands whose real command line only exists at run time. */
 const OPAQUE_COMMANDS = new Set(["eval", "trap", "complete", "compgen", "alias", "bind", "fc"]);
-/** Builtins that, with these options, make a later command name run another program or loaded code. */
+/**
+ * Builtins that, with these options (or any option only known at run time), make a later command name run
+ * another program or loaded code, or change how later lines parse.
+ */
 const REBINDING_OPTIONS: Record<string, RegExp> = {
   hash: /^-\w*p/,
   enable: /^-\w*f/,
-  shopt: /^expand_aliases$/,
+  shopt: /^(expand_aliases|compat\d+)$/,
+  // `set -k` turns `cmd NAME=value` into an environment assignment; posix mode parses differently.
+  set: /^(-\w*k|keyword|posix)$/,
 };
 /** Keywords that only group or sequence other commands: the commands around them are what runs. */
 const TRANSPARENT_KEYWORDS = new Set([
@@ -435,7 +440,8 @@ class BashParser {
       for (;;) {
         this.skipBlanks();
         const pattern = this.parseWord();
-        if (pattern.raw === "") refuse("a `case` pattern that is not a plain word");
+        if (pattern.raw === "" || pattern.raw.startsWith("#"))
+          refuse("a `case` pattern that is not a plain word");
         this.skipBlanks();
         const c = this.src[this.i];
         this.i++;
@@ -506,6 +512,7 @@ class BashParser {
         this.i++;
         args.push({ literal: c, raw: c });
       } else if (";&|".includes(c)) refuse(`"${c}" inside \`[[ … ]]\``);
+      else if (c === "#") refuse("a `#` starting a word inside `[[ … ]]`");
       else {
         const word = this.parseWord();
         if (regex && src[this.i] !== " " && src[this.i] !== "\t")
@@ -658,7 +665,9 @@ class BashParser {
     if (skip === 1 && OPAQUE_COMMANDS.has(name)) refuse(`\`${name}\` runs a command built at run time`);
     const rebinding = REBINDING_OPTIONS[name];
     if (rebinding && command.literals.some((word) => word === undefined || rebinding.test(word)))
-      refuse(`\`${name}\` makes a later command name run another program`);
+      refuse(
+        `\`${command.words.slice(skip).join(" ")}\` changes what later command names run or how later lines parse`,
+      );
     checkVariableArguments(name, args.slice(skip + 1), this.line.vars, refuse);
   }
 

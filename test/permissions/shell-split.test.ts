@@ -317,6 +317,10 @@ describe("splitBash: fails closed on what it does not model", () => {
     ["printf -v IFS x", /sets IFS/],
     ["coproc PATH { a; }", /sets PATH/],
     ["cd ${CDPATH:=/tmp}", /sets CDPATH/],
+    ["set -k; a X=1", /set -k/],
+    ["set -o posix", /posix/],
+    ["shopt -s compat31", /compat31/],
+    ["[[ -n #x ]]", /#/],
   ])("%j", (command, reason) => {
     const split = splitBash(command);
     expect(split.ok, JSON.stringify(split)).toBe(false);
