@@ -46,6 +46,8 @@ export class BashOracle {
   private readonly prefix: string[];
   private readonly env: NodeJS.ProcessEnv;
   private runs = 0;
+  /** Whether lines run in their own PID namespace (else a job a line leaves behind may hold the pipe). */
+  private readonly isolated: boolean;
 
   constructor(readonly root: string) {
     this.log = join(root, "log");
@@ -74,6 +76,7 @@ export class BashOracle {
     const timeout = locateExecutable("timeout");
     if (!timeout) throw new Error("the fuzzer needs GNU timeout on PATH");
     this.prefix = [...isolate, timeout, "-s", "KILL", String(RUN_SECONDS)];
+    this.isolated = isolate.length > 0;
   }
 
   /** A fresh workspace for each run, so a job an earlier line left behind cannot write into it. */
@@ -94,9 +97,9 @@ export class BashOracle {
     spawnSync(file!, [...args, "/bin/bash", "-c", `exec 2>&1; ${line}`], {
       cwd: ws,
       env: { ...this.env, [RUN_VARIABLE]: run },
-      // A pipe, as in the Bash tool; the call returns once every process holding it (background jobs
-      // too) has exited, so nothing writes the log after it is read.
-      stdio: ["ignore", "pipe", "ignore"],
+      // A pipe, as in the Bash tool; in a PID namespace everything holding it dies with the run. Outside
+      // one, a job the line left behind could hold a pipe open for ever, so output is discarded.
+      stdio: ["ignore", this.isolated ? "pipe" : "ignore", "ignore"],
       maxBuffer: 1 << 26,
     });
     const executed = readFileSync(this.log, "latin1")
