@@ -33,6 +33,7 @@ describe("root cause 1: /dev/stdout and friends re-open what the descriptor poin
     "echo pwned 1<OUT >/dev/stdout",
     "echo pwned 2<OUT >/dev/stderr",
     "echo pwned 1<OUT >/dev/fd/1",
+    "echo pwned 2\\\n<OUT >/dev/stderr",
     "echo pwned 1<OUT >/proc/self/fd/1",
     "echo pwned 3<OUT 1>&3 >/dev/stdout",
     "exec 1<OUT; echo pwned >/dev/stdout",

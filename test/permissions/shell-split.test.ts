@@ -321,6 +321,10 @@ describe("splitBash: fails closed on what it does not model", () => {
     ["set -o posix", /posix/],
     ["shopt -s compat31", /compat31/],
     ["[[ -n #x ]]", /#/],
+    // Found by the fuzzer: bash drops `\<newline>` before it reads assignments, options and descriptors.
+    ["v\\\n='a[$(pa)]'; ((v))", /arithmetic on v/],
+    ["time --\\\n pa", /continuation/],
+    ["echo x 2\\\n<f >/dev/stderr", /continuation/],
   ])("%j", (command, reason) => {
     const split = splitBash(command);
     expect(split.ok, JSON.stringify(split)).toBe(false);
