@@ -390,10 +390,16 @@ class BashParser {
         this.parseCoproc();
         return "prefix";
       case "time":
-        // `time [-p] [--] pipeline`: bash skips both.
+        // `time [-p] [--] pipeline`: bash skips both (spelled without quotes; continuations dropped).
         for (const option of ["-p", "--"]) {
           this.skipBlanks();
-          if (this.at(option)) this.i += 2;
+          if (this.src[this.i] !== "-") break;
+          const [before, reported] = [this.i, this.out.length];
+          if (withoutContinuations(this.parseWord().raw) !== option) {
+            // Not the option: the word is the command's, parsed again (and reported once) there.
+            this.i = before;
+            this.out.length = reported;
+          }
         }
         return "prefix";
       case "!":
@@ -523,7 +529,7 @@ class BashParser {
         if (regex && src[this.i] !== " " && src[this.i] !== "\t")
           refuse("a `=~` pattern the splitter cannot delimit (bash reads parentheses and `|` into it)");
         args.push({ literal: word.expanded ? undefined : word.value, raw: word.raw });
-        regex = word.raw === "=~";
+        regex = withoutContinuations(word.raw) === "=~";
         continue;
       }
       regex = false;

@@ -249,6 +249,9 @@ describe("splitBash: compound commands modelled completely", () => {
     ["coproc c { a; }", ["a"]],
     ["coproc a x", ["a x"]],
     ["time ( a ); time -p b", ["a", "b"]],
+    ["time -\\\np -- rm x", ["rm x"]],
+    ["time '-p' b", ["-p b"]],
+    ["time --\\\n pa", ["pa"]],
     ["a | time b", ["a", "time b"]],
     ["while read -r l; do echo $l; done < <(git ls-files)", ["read -r l", "echo $l", "git ls-files"]],
     ["x=$(git rev-parse HEAD)", ["git rev-parse HEAD", "x=$(git rev-parse HEAD)"]],
@@ -323,7 +326,7 @@ describe("splitBash: fails closed on what it does not model", () => {
     ["[[ -n #x ]]", /#/],
     // Found by the fuzzer: bash drops `\<newline>` before it reads assignments, options and descriptors.
     ["v\\\n='a[$(pa)]'; ((v))", /arithmetic on v/],
-    ["time --\\\n pa", /continuation/],
+    ["[[ x =\\\n~ a(b) ]]", /=~/],
     ["echo x 2\\\n<f >/dev/stderr", /continuation/],
   ])("%j", (command, reason) => {
     const split = splitBash(command);
