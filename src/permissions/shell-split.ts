@@ -86,8 +86,9 @@ const REBINDING_OPTIONS: Record<string, RegExp> = {
   hash: /^-\w*p/,
   enable: /^-\w*f/,
   shopt: /^(expand_aliases|compat\d+)$/,
-  // `set -k` turns `cmd NAME=value` into an environment assignment; posix mode parses differently.
-  set: /^(-\w*k|keyword|posix)$/,
+  // `set -k` turns `cmd NAME=value` into an environment assignment; posix mode parses differently;
+  // `set -H` with a history expands `!:1-2` on a later line into words of earlier commands.
+  set: /^(-\w*[kH]\w*|keyword|posix|histexpand|history)$/,
 };
 /** Keywords that only group or sequence other commands: the commands around them are what runs. */
 const TRANSPARENT_KEYWORDS = new Set([

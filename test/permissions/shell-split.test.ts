@@ -322,6 +322,7 @@ describe("splitBash: fails closed on what it does not model", () => {
     ["cd ${CDPATH:=/tmp}", /sets CDPATH/],
     ["set -k; a X=1", /set -k/],
     ["set -o posix", /posix/],
+    ["set -H; set -o history", /set -H/],
     ["shopt -s compat31", /compat31/],
     ["[[ -n #x ]]", /#/],
     // Found by the fuzzer: bash drops `\<newline>` before it reads assignments, options and descriptors.
