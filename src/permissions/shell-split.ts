@@ -1009,7 +1009,14 @@ class BashParser {
         this.parseDoubleQuoted(scratch);
       } else if (c === "$") this.parseDollar(scratch, "brace");
       else if (c === "`") this.parseBacktick(scratch, quotedContext);
-      else this.i++;
+      else if ((c === "<" || c === ">") && src[this.i + 1] === "(") {
+        // `${x:-<(cmd)}` runs cmd (found by the fuzzer); within double quotes it would be text.
+        if (quotedContext)
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: bash syntax in a message, not a template
+          refuse("a process substitution inside `${…}` within double quotes or a here-document");
+        this.i += 2;
+        this.nest(() => this.parseSequence(")"));
+      } else this.i++;
     }
     refuse("an unbalanced ${");
   }

@@ -260,6 +260,8 @@ describe("splitBash: compound commands modelled completely", () => {
     ["echo a<(b)#c; d", ["b", "echo a<(b)#c", "d"]],
     [`echo "$'"; a; "'"`, [`echo '$'\\'''`, "a", `''\\'''`]],
     ["echo a >&-b", ["echo a b"]],
+    // Found by the fuzzer: a process substitution inside a parameter expansion runs.
+    ["echo ${x:-<(a)} ${y:+$>(b)}", ["a", "b", "echo ${x:-<(a)} ${y:+$>(b)}"]],
   ])("%j → %j", (command, expected) => {
     expect(parts(command)).toEqual(expected);
   });
