@@ -5,13 +5,13 @@
  *
  * It fails closed: a line is split only when every byte of it is a construct modelled here, and any
  * other construct makes the split fail, so the caller asks. Modelled: operators and pipelines, quoting
- * and escapes, comments, command and process substitution (anywhere in a word, also inside double quotes
- * and here-documents), subshells, groups, `if`/`while`/`until`/`for`/`for ((…))`/`select`/`case`,
+ * and escapes, comments, command substitution (also inside double quotes, `${…}` and here-documents),
+ * process substitution (anywhere in a word and in `${…}`), subshells, groups, `if`/`while`/`until`/`for`/`for ((…))`/`select`/`case`,
  * function definitions, `[[ … ]]`, `(( … ))`, `time`, `coproc`, `!`, array assignments, redirections
  * with the descriptors they change (see bash/descriptors.ts), and the builtins that evaluate variable
  * names or arithmetic (see bash/variables.ts). Not modelled, so refused: a command name built at run
  * time, `eval` and friends, unbalanced quotes, quoting or substitutions inside arithmetic, expansions in
- * a here-document delimiter, and whatever else is not listed. tests/permissions/shell-split.fuzz.test.ts
+ * a here-document delimiter, and whatever else is not listed. test/permissions/shell-split.fuzz.test.ts
  * runs generated lines through real bash and checks that the split reports all that bash ran.
  */
 import {
