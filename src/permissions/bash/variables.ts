@@ -20,7 +20,7 @@ export interface VariableFlow {
  * the previous command), `read`'s and `select`'s REPLY, `mapfile`'s MAPFILE, `[[ =~ ]]`'s BASH_REMATCH,
  * getopts' OPTARG, and the directories cd was given.
  */
-export const IMPLICITLY_CHOSEN = [
+const IMPLICITLY_CHOSEN = [
   "_",
   "REPLY",
   "MAPFILE",
