@@ -1088,10 +1088,14 @@ class BashParser {
         // so `E\<newline>OF` ends it and the lines after run as commands.
         if (doc.expand && /(^|[^\\])(\\\\)*\\$/.test(line))
           refuse("a line continuation inside a here-document");
-        if ((doc.stripTabs ? line.replace(/^\t+/, "") : line) === doc.delimiter) {
+        const text = doc.stripTabs ? line.replace(/^\t+/, "") : line;
+        if (text === doc.delimiter) {
           bodyEnd = atLineStart;
           break;
         }
+        // Inside `$(…)` bash also ends the body at `E)` (found by the fuzzer): not modelled.
+        if (text.startsWith(doc.delimiter))
+          refuse(`a here-document line that starts with its delimiter ${doc.delimiter}`);
       }
       // Bash warns and takes the rest of the line as the body; a missing delimiter is not modelled.
       if (bodyEnd === undefined) refuse(`a here-document without its delimiter ${doc.delimiter}`);

@@ -71,6 +71,7 @@ describe("root cause 2: what the splitter does not model is asked, not allowed",
     ["echo 'a[$(touch marker)]'; echo $(( $_ ))", "Bash(echo:*)"],
     ["cat <(echo)#; touch marker", "Bash(cat:*)"],
     [`echo "$'"; touch marker; "'"`, "Bash(echo:*)"],
+    ["x=$(cat <<E\nE)\ntouch marker\nE\n)", "Bash(cat:*)"],
   ])("%j under %s does not run the hidden command", async (command, rule) => {
     const { ctx, marker } = setup([rule, "Bash(echo:*)"]);
     const { denied } = await bash(ctx, command);

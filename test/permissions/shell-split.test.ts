@@ -330,6 +330,7 @@ describe("splitBash: fails closed on what it does not model", () => {
     // Found by the fuzzer: bash drops `\<newline>` before it reads assignments, options and descriptors.
     ["v\\\n='a[$(pa)]'; ((v))", /arithmetic on v/],
     ["[[ x =\\\n~ a(b) ]]", /=~/],
+    ["x=$(cat <<E\nE)\npa\nE\n)", /starts with its delimiter/],
     ["echo x 2\\\n<f >/dev/stderr", /continuation/],
   ])("%j", (command, reason) => {
     const split = splitBash(command);
