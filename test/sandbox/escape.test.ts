@@ -116,6 +116,9 @@ describe("escape attempts, each checked by its effect", () => {
     expect(readdirSync(env.outside)).toEqual([]);
     expect(text).not.toContain("made /tmp");
     expect(existsSync("/tmp/cc-tools-sandbox-escape-probe")).toBe(false);
+    // Where the rules already refuse the command (the splitter does not follow /proc/self/cwd after a cd),
+    // the kernel never has to; otherwise the result says the sandbox blocked it and which setting opens it.
+    if (/Permission to use Bash was denied/.test(text)) return;
     expect(text).toMatch(/The sandbox kept the command from writing there/);
     expect(text).toMatch(/sandbox\.filesystem\.allowWrite/);
   });
