@@ -34,33 +34,17 @@ export function compilePathPattern(
   bases: PathPatternBases,
   resolveLinks: boolean,
 ): PathPattern {
-  let base: string;
-  let pattern: string;
-  if (spec.startsWith("//")) [base, pattern] = ["/", spec.slice(1)];
-  else if (spec === "~" || spec.startsWith("~/")) [base, pattern] = [bases.homeDir, spec.slice(1) || "/"];
-  else if (spec.startsWith("/")) [base, pattern] = [bases.root, spec];
-  else if (spec.startsWith("./")) [base, pattern] = [bases.workingDir, spec.slice(1)];
-  else [base, pattern] = [bases.workingDir, spec];
-  base = canonicalPath(base, "/");
-  // Move the literal leading directories of an anchored pattern into the base.
-  if (pattern.startsWith("/")) {
-    const parts = pattern.slice(1).split("/");
-    let literal = 0;
-    while (
-      literal < parts.length - 1 &&
-      !GLOB_CHARS.test(parts[literal]!) &&
-      !parts[literal]!.includes("\\")
-    ) {
-      literal++;
-    }
-    base = resolve(base, ...parts.slice(0, literal));
-    pattern = `/${parts.slice(literal).join("/")}`;
-  }
+  const parsed = parsePathSpec(spec);
+  const anchor = { root: "/", home: bases.homeDir, settings: bases.root, cwd: bases.workingDir }[
+    parsed.anchor
+  ];
+  const base = resolve(canonicalPath(anchor, "/"), ...parsed.literal);
   const canonicalBase = resolveLinks ? canonicalPath(base, "/") : base;
-  if (pattern === "/" || pattern === "/**" || pattern === "**") {
+  if (parsed.pattern === undefined) {
     return { base: canonicalBase, matches: (path) => isWithin(path, canonicalBase) };
   }
-  const matcher = ignore({ ignorecase: CASE_INSENSITIVE_FS }).add(pattern);
+  // One matcher per compiled pattern (not shared across decisions): `ignore` caches every path it tests.
+  const matcher = ignore({ ignorecase: CASE_INSENSITIVE_FS }).add(parsed.pattern);
   return {
     base: canonicalBase,
     matches(path) {
@@ -69,6 +53,46 @@ export function compilePathPattern(
       return matcher.ignores(rel.split(sep).join("/"));
     },
   };
+}
+
+/** A path rule's specifier taken apart; pure, so parsed once per distinct specifier. */
+interface PathSpec {
+  anchor: "root" | "home" | "settings" | "cwd";
+  /** Literal leading directories of an anchored pattern, moved into the base. */
+  literal: string[];
+  /** The gitignore pattern below the base; undefined when it covers everything there. */
+  pattern: string | undefined;
+}
+
+const pathSpecs = new Map<string, PathSpec>();
+/** Distinct specifiers remembered; past this the memo starts over (rules come from a few settings files). */
+const MAX_REMEMBERED_SPECS = 4096;
+
+function parsePathSpec(spec: string): PathSpec {
+  const known = pathSpecs.get(spec);
+  if (known) return known;
+  let anchor: PathSpec["anchor"];
+  let pattern: string;
+  if (spec.startsWith("//")) [anchor, pattern] = ["root", spec.slice(1)];
+  else if (spec === "~" || spec.startsWith("~/")) [anchor, pattern] = ["home", spec.slice(1) || "/"];
+  else if (spec.startsWith("/")) [anchor, pattern] = ["settings", spec];
+  else if (spec.startsWith("./")) [anchor, pattern] = ["cwd", spec.slice(1)];
+  else [anchor, pattern] = ["cwd", spec];
+  let literal: string[] = [];
+  if (pattern.startsWith("/")) {
+    const parts = pattern.slice(1).split("/");
+    let count = 0;
+    while (count < parts.length - 1 && !GLOB_CHARS.test(parts[count]!) && !parts[count]!.includes("\\")) {
+      count++;
+    }
+    literal = parts.slice(0, count);
+    pattern = `/${parts.slice(count).join("/")}`;
+  }
+  const everything = pattern === "/" || pattern === "/**" || pattern === "**";
+  const parsed: PathSpec = { anchor, literal, pattern: everything ? undefined : pattern };
+  if (pathSpecs.size >= MAX_REMEMBERED_SPECS) pathSpecs.clear();
+  pathSpecs.set(spec, parsed);
+  return parsed;
 }
 
 /** Escapes a literal path for use as a gitignore pattern (the exact-file rules that suggestions make). */
