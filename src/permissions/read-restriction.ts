@@ -1,8 +1,9 @@
 import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
-import { resolve } from "node:path";
+import { isAbsolute, resolve, sep } from "node:path";
 import type { ToolContext } from "../core/context.js";
 import { Evaluation } from "./evaluation.js";
+import { anchorPathPattern, compilePatternSet } from "./paths.js";
 import { coversPathAccess } from "./rules.js";
 import type { EvaluationInput } from "./types.js";
 
@@ -22,16 +23,35 @@ export function readRestriction(
       coversPathAccess(rule.tool, entry.behavior, input.toolName, "read"),
   );
   if (restrictive.length === 0) return undefined;
+  // Deny and ask rules see both a path's spellings through both anchors (links resolved and as written),
+  // as Evaluation.pathRuleMatches does; here all of them become one compiled test.
+  const covered = compilePatternSet(
+    restrictive.flatMap(({ rule, entry }) => {
+      const spec = (rule as { spec: string }).spec;
+      const bases = { workingDir: input.workingDir, root: entry.source.root, homeDir: input.homeDir };
+      return [anchorPathPattern(spec, bases, true), anchorPathPattern(spec, bases, false)];
+    }),
+  );
+  const directories = new Map<string, string>();
   return (path) => {
-    let canonical: string;
-    try {
-      // Listed files exist: one realpath call instead of a walk per component.
-      canonical = realpathSync.native(path);
-    } catch {
-      canonical = ev.pathView(path).canonical;
+    const lexical = isAbsolute(path) ? path : resolve(path);
+    // Both search walks list files without following symbolic links (and yield none), so only the
+    // directories on the way can be links: each is resolved once per search, not once per file. A search
+    // root that is itself a file was judged, links resolved, by the call's own decision.
+    const cut = lexical.lastIndexOf(sep);
+    const dir = lexical.slice(0, Math.max(cut, 1));
+    let canonicalDir = directories.get(dir);
+    if (canonicalDir === undefined) {
+      try {
+        // Listed directories exist: one realpath call instead of canonicalPath's walk per component.
+        canonicalDir = realpathSync.native(dir);
+      } catch {
+        canonicalDir = ev.pathView(dir).canonical;
+      }
+      directories.set(dir, canonicalDir);
     }
-    const view = { canonical, lexical: resolve(path) };
-    return restrictive.some((loaded) => ev.pathRuleMatches(loaded, input.toolName, "read", view));
+    const canonical = (canonicalDir.endsWith(sep) ? canonicalDir : canonicalDir + sep) + lexical.slice(cut + 1);
+    return covered(canonical) || (lexical !== canonical && covered(lexical));
   };
 }
 
