@@ -12,8 +12,8 @@ import { createToolContext } from "../src/core/context.js";
 import { ToolResult } from "../src/core/result.js";
 import { Session } from "../src/core/session.js";
 import { runTool } from "../src/executor/run.js";
-import { emptySettings } from "../src/settings/types.js";
 import { findRipgrep } from "../src/search/ripgrep.js";
+import { emptySettings } from "../src/settings/types.js";
 import { type Bench, timePair } from "./lib.js";
 
 const TREE_VERSION = 1;

@@ -45,9 +45,15 @@ export interface AnchoredPattern {
 }
 
 /** Where a path rule's specifier is anchored and what gitignore pattern it applies below that directory. */
-export function anchorPathPattern(spec: string, bases: PathPatternBases, resolveLinks: boolean): AnchoredPattern {
+export function anchorPathPattern(
+  spec: string,
+  bases: PathPatternBases,
+  resolveLinks: boolean,
+): AnchoredPattern {
   const parsed = parsePathSpec(spec);
-  const anchor = { root: "/", home: bases.homeDir, settings: bases.root, cwd: bases.workingDir }[parsed.anchor];
+  const anchor = { root: "/", home: bases.homeDir, settings: bases.root, cwd: bases.workingDir }[
+    parsed.anchor
+  ];
   const base = resolve(canonicalPath(anchor, "/"), ...parsed.literal);
   return { base: resolveLinks ? canonicalPath(base, "/") : base, pattern: parsed.pattern };
 }
@@ -112,7 +118,8 @@ function gitignoreTest(patterns: readonly string[]): (rel: string) => boolean {
   const tests: Array<(rel: string) => boolean> = [];
   // A name pattern matches one whole component anywhere; the component may be a directory above the path.
   if (names.length > 0) tests.push(regexTest(new RegExp(`(?:^|/)(?:${names.join("|")})(?:/|$)`, flags)));
-  if (directoryNames.length > 0) tests.push(regexTest(new RegExp(`(?:^|/)(?:${directoryNames.join("|")})/`, flags)));
+  if (directoryNames.length > 0)
+    tests.push(regexTest(new RegExp(`(?:^|/)(?:${directoryNames.join("|")})/`, flags)));
   if (anchored.length > 0) tests.push(regexTest(new RegExp(`^(?:${anchored.join("|")})$`, flags)));
   // One matcher per compiled set (not shared across decisions): `ignore` caches every path it tests.
   if (slow.length > 0) {
@@ -158,7 +165,10 @@ export function simplePattern(pattern: string): SimplePattern | undefined {
       source += last ? ".+" : "(?:[^/]+/)*";
       return;
     }
-    source += segment.replace(/[.+^${}()|]/g, "\\$&").replace(/\*/g, "[^/]*").replace(/\?/g, "[^/]");
+    source += segment
+      .replace(/[.+^${}()|]/g, "\\$&")
+      .replace(/\*/g, "[^/]*")
+      .replace(/\?/g, "[^/]");
     if (!last) source += "/";
   });
   return { anchored, dirOnly, source };

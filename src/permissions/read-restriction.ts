@@ -1,9 +1,10 @@
 import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
-import { isAbsolute, resolve, sep } from "node:path";
+import { isAbsolute, relative, resolve, sep } from "node:path";
 import type { ToolContext } from "../core/context.js";
+import { canonicalPath, escapes, isWithin } from "../fs/canonical.js";
 import { Evaluation } from "./evaluation.js";
-import { anchorPathPattern, compilePatternSet } from "./paths.js";
+import { type AnchoredPattern, anchorPathPattern, compilePatternSet, simplePattern } from "./paths.js";
 import { coversPathAccess } from "./rules.js";
 import type { EvaluationInput } from "./types.js";
 
@@ -15,7 +16,7 @@ import type { EvaluationInput } from "./types.js";
  */
 export function readRestriction(
   input: Omit<EvaluationInput, "subject" | "level" | "mode">,
-): ((absolutePath: string) => boolean) | undefined {
+): SearchRestriction | undefined {
   const ev = new Evaluation({ ...input, subject: { kind: "none" }, level: "readOnly", mode: "default" });
   const restrictive = [...ev.rules.deny, ...ev.rules.ask].filter(
     ({ rule, entry }) =>
@@ -25,15 +26,14 @@ export function readRestriction(
   if (restrictive.length === 0) return undefined;
   // Deny and ask rules see both a path's spellings through both anchors (links resolved and as written),
   // as Evaluation.pathRuleMatches does; here all of them become one compiled test.
-  const covered = compilePatternSet(
-    restrictive.flatMap(({ rule, entry }) => {
-      const spec = (rule as { spec: string }).spec;
-      const bases = { workingDir: input.workingDir, root: entry.source.root, homeDir: input.homeDir };
-      return [anchorPathPattern(spec, bases, true), anchorPathPattern(spec, bases, false)];
-    }),
-  );
+  const anchored = restrictive.flatMap(({ rule, entry }) => {
+    const spec = (rule as { spec: string }).spec;
+    const bases = { workingDir: input.workingDir, root: entry.source.root, homeDir: input.homeDir };
+    return [anchorPathPattern(spec, bases, true), anchorPathPattern(spec, bases, false)];
+  });
+  const covered = compilePatternSet(anchored);
   const directories = new Map<string, string>();
-  return (path) => {
+  const hides = (path: string) => {
     const lexical = isAbsolute(path) ? path : resolve(path);
     // Both search walks list files without following symbolic links (and yield none), so only the
     // directories on the way can be links: each is resolved once per search, not once per file. A search
@@ -50,19 +50,64 @@ export function readRestriction(
       }
       directories.set(dir, canonicalDir);
     }
-    const canonical = (canonicalDir.endsWith(sep) ? canonicalDir : canonicalDir + sep) + lexical.slice(cut + 1);
+    const canonical =
+      (canonicalDir.endsWith(sep) ? canonicalDir : canonicalDir + sep) + lexical.slice(cut + 1);
     return covered(canonical) || (lexical !== canonical && covered(lexical));
   };
+  return { hides, excludeGlobs: (root) => excludeGlobs(anchored, root) };
+}
+
+/** What Grep and Glob leave out; made once per search. */
+export interface SearchRestriction {
+  /** Whether the rules cover this listed file (absolute path). The judge of what is left out. */
+  hides(absolutePath: string): boolean;
+  /**
+   * ripgrep globs (gitignore semantics, relative to the searched directory `root`, each starting with
+   * `!`) for what the rules cover below `root`, so those files are never opened. A translation of the
+   * simple cases only: hides() still filters whatever it does not express.
+   */
+  excludeGlobs(root: string): string[];
+}
+
+/** Characters special in a ripgrep glob that are literal in a gitignore pattern or a file name. */
+const GLOB_SPECIAL = /[\\*?[\]{}]/g;
+
+function excludeGlobs(patterns: readonly AnchoredPattern[], root: string): string[] {
+  const roots = [...new Set([resolve(root), canonicalPath(root, "/")])];
+  const globs = new Set<string>();
+  for (const { base, pattern } of patterns) {
+    const simple = pattern === undefined ? undefined : simplePattern(pattern);
+    if (pattern !== undefined && simple === undefined) continue;
+    // Simple patterns hold no class or escape characters; braces are literal in gitignore, not in rg.
+    const glob = pattern?.replace(/[{}]/g, "\\$&");
+    for (const dir of roots) {
+      const rel = relative(dir, base);
+      if (escapes(rel)) {
+        // The search lies inside the rule's base: a name pattern, or one that starts with `**/`, still
+        // applies as written (anchored at the search root, `**/` also spans the directories above it).
+        const spansAbove = glob !== undefined && /^\/?\*\*\//.test(glob);
+        if (isWithin(dir, base) && simple && (!simple.anchored || spansAbove)) globs.add(`!${glob}`);
+        continue;
+      }
+      if (rel === "") {
+        // Rules anchored at the searched directory mean the same to rg; one covering all of it leaves nothing.
+        globs.add(glob === undefined ? "!*" : `!${glob}`);
+        continue;
+      }
+      const at = `/${rel.split(sep).join("/").replace(GLOB_SPECIAL, "\\$&")}`;
+      if (glob === undefined) globs.add(`!${at}`);
+      else if (simple?.anchored) globs.add(`!${at}/${glob.replace(/^\//, "")}`);
+      else globs.add(`!${at}/**/${glob}`);
+    }
+  }
+  return [...globs];
 }
 
 /**
  * For Grep and Glob: a test that says which files the session's Read deny and ask rules keep out of a
  * directory-wide search, or undefined when no rule does.
  */
-export function hiddenFromSearch(
-  ctx: ToolContext,
-  toolName: string,
-): ((path: string) => boolean) | undefined {
+export function hiddenFromSearch(ctx: ToolContext, toolName: string): SearchRestriction | undefined {
   return readRestriction({
     toolName,
     rules: ctx.rules(),

@@ -14,12 +14,17 @@ const path = fc.array(pathPart, { minLength: 1, maxLength: 5 }).map((parts) => p
 describe("the fast gitignore test agrees with the ignore package", () => {
   it("on random simple patterns and paths", () => {
     fc.assert(
-      fc.property(fc.array(pattern, { minLength: 1, maxLength: 3 }), fc.array(path, { maxLength: 8 }), (patterns, paths) => {
-        const reference = ignore().add(patterns);
-        const base = "/w";
-        const ours = compilePatternSet(patterns.map((p) => ({ base, pattern: p })));
-        for (const rel of paths) expect([rel, ours(`${base}/${rel}`)]).toEqual([rel, reference.ignores(rel)]);
-      }),
+      fc.property(
+        fc.array(pattern, { minLength: 1, maxLength: 3 }),
+        fc.array(path, { maxLength: 8 }),
+        (patterns, paths) => {
+          const reference = ignore().add(patterns);
+          const base = "/w";
+          const ours = compilePatternSet(patterns.map((p) => ({ base, pattern: p })));
+          for (const rel of paths)
+            expect([rel, ours(`${base}/${rel}`)]).toEqual([rel, reference.ignores(rel)]);
+        },
+      ),
       { seed: 20261201, numRuns: 3000 },
     );
   });
