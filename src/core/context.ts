@@ -39,6 +39,8 @@ export interface ToolContext {
   readonly config: Settings;
   /** Directories outside workingDir that count as inside for permissions. */
   readonly additionalDirectories: readonly string[];
+  /** The sub-agent type this context runs (`Explore`, `Plan`, …); undefined for the main session. */
+  readonly agentType?: string;
   /** Resolves a user- or model-supplied path against workingDir (and `~`). */
   resolvePath(path: string): string;
   /**
@@ -84,6 +86,8 @@ export interface ToolContextOptions {
   costTracker?: CostTracker;
   /** Extra rules (CLI `--allow` / `--deny`), added with scope "cli". */
   rules?: PermissionRuleEntry[];
+  /** The sub-agent type, which picks the rules scoped to it (`permissions.agents` in settings). */
+  agentType?: string;
 }
 
 /** Session-scoped permission state, so a named session keeps its mode and grants between CLI runs. */
@@ -132,6 +136,7 @@ export function createToolContext(options: ToolContextOptions): ToolContext {
     extraTools: options.tools ?? [],
     config,
     additionalDirectories,
+    agentType: options.agentType,
     resolvePath(path) {
       const expanded = expandTilde(path, homedir());
       return isAbsolute(expanded) ? resolve(expanded) : resolve(workingDir, expanded);
@@ -167,15 +172,21 @@ async function decideWithHandler(
     workingDir: ctx.workingDir,
     additionalDirectories: ctx.additionalDirectories,
     homeDir: homedir(),
+    agentType: ctx.agentType,
   };
   let decision = evaluatePermission(evaluation);
+  const { matchedRules } = decision;
   // A hook answers the question the mode would ask; deny and ask rules are the user's and still hold.
   const byAskRule = decision.behavior === "ask" && decision.rule !== undefined;
   if (hook?.decision === "allow" && decision.behavior !== "deny" && !byAskRule) {
-    return { behavior: "allow", reason: `allowed by a PreToolUse hook: ${hook.reason}` };
+    return { behavior: "allow", reason: `allowed by a PreToolUse hook: ${hook.reason}`, matchedRules };
   }
   if (hook?.decision === "ask" && decision.behavior === "allow") {
-    decision = { behavior: "ask", reason: `a PreToolUse hook asks for approval: ${hook.reason}` };
+    decision = {
+      behavior: "ask",
+      reason: `a PreToolUse hook asks for approval: ${hook.reason}`,
+      matchedRules,
+    };
   }
   if (decision.behavior !== "ask") return decision;
 
@@ -195,7 +206,11 @@ async function decideWithHandler(
     signal,
   );
   if (answer.behavior === "deny") {
-    return { behavior: "deny", reason: answer.message ?? `${decision.reason}; the request was declined` };
+    return {
+      behavior: "deny",
+      reason: answer.message ?? `${decision.reason}; the request was declined`,
+      matchedRules,
+    };
   }
   if (answer.scope !== "once") {
     ctx.addRules(
@@ -212,9 +227,10 @@ async function decideWithHandler(
         return {
           behavior: "allow",
           reason: `allowed by the user for this session; saving the rule failed: ${(error as Error).message}`,
+          matchedRules,
         };
       }
     }
   }
-  return { behavior: "allow", reason: `allowed by the user (${answer.scope})` };
+  return { behavior: "allow", reason: `allowed by the user (${answer.scope})`, matchedRules };
 }

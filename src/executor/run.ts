@@ -5,6 +5,7 @@ import { CANCEL_GRACE_MS, TOOL_CALL_DEADLINE_MS } from "../core/limits.js";
 import { log } from "../core/log.js";
 import { ToolResult } from "../core/result.js";
 import type { AnyTool } from "../core/tool.js";
+import type { PermissionDecision } from "../permissions/types.js";
 import { closestToolNames, findTool, toolsFor } from "../registry.js";
 import { validateInput } from "../schema/validate.js";
 import { applyResultBudget } from "./budget.js";
@@ -198,7 +199,7 @@ async function runPipeline(
     }
 
     const permission = await decide(tool, input, ctx, pre, controller.signal);
-    if (permission) return permission;
+    if (permission.refused) return permission.refused;
 
     const call = callContext(ctx, controller.signal, toolUseId, options.onProgress);
     let result = await executeBounded(
@@ -209,6 +210,8 @@ async function runPipeline(
       controller,
     );
     result = applyResultBudget(result, tool.maxResultChars, ctx.session, tool.name);
+    if (permission.trace)
+      result = { ...result, metadata: { ...result.metadata, permissionTrace: permission.trace } };
 
     const post = await runHooks(
       "PostToolUse",
@@ -232,27 +235,58 @@ async function runPipeline(
   }
 }
 
-/** Returns an error result when the call may not run; undefined when it may. */
+/**
+ * What the rules said about a call, for the result's metadata (`cc-tools run --json` shows it): the
+ * decision and every rule that matched.
+ */
+interface PermissionTrace {
+  behavior: PermissionDecision["behavior"];
+  reason: string;
+  matchedRules: Array<{ rule: string; behavior: string; scope: string; file?: string; agent?: string }>;
+}
+
+function traceOf(decision: PermissionDecision): PermissionTrace {
+  return {
+    behavior: decision.behavior,
+    reason: decision.reason,
+    matchedRules: (decision.matchedRules ?? []).map(({ rule, behavior, source, agent }) => ({
+      rule,
+      behavior,
+      scope: source.scope,
+      ...(source.file ? { file: source.file } : {}),
+      ...(agent ? { agent } : {}),
+    })),
+  };
+}
+
+/** An error result when the call may not run (refused), and the decision's trace either way. */
 async function decide(
   tool: AnyTool,
   input: unknown,
   ctx: ToolContext,
   pre: Awaited<ReturnType<typeof runHooks>>,
   signal: AbortSignal,
-): Promise<ToolResult | undefined> {
+): Promise<{ refused?: ToolResult; trace?: PermissionTrace }> {
   if (pre.permissionDecision === "deny") {
-    return ToolResult.rejected(`Permission denied by a PreToolUse hook: ${pre.permissionReason}`, {
-      permission: "deny",
-    });
+    return {
+      refused: ToolResult.rejected(`Permission denied by a PreToolUse hook: ${pre.permissionReason}`, {
+        permission: "deny",
+      }),
+    };
   }
   const hook =
     pre.permissionDecision === "allow" || pre.permissionDecision === "ask"
       ? { decision: pre.permissionDecision, reason: pre.permissionReason ?? "no reason given" }
       : undefined;
   const decision = await ctx.checkPermission(tool, input, signal, hook);
-  if (decision.behavior === "allow") return undefined;
-  return ToolResult.error(`Permission to use ${tool.name} was denied: ${decision.reason}`, {
-    permission: decision.behavior,
-    rule: decision.rule?.rule,
-  });
+  const trace = traceOf(decision);
+  if (decision.behavior === "allow") return { trace };
+  return {
+    trace,
+    refused: ToolResult.error(`Permission to use ${tool.name} was denied: ${decision.reason}`, {
+      permission: decision.behavior,
+      rule: decision.rule?.rule,
+      permissionTrace: trace,
+    }),
+  };
 }

@@ -9,16 +9,15 @@ export function evaluateCall(ev: Evaluation): PermissionDecision {
   const view = subject.kind === "path" ? ev.pathView(subject.path) : undefined;
   const matches = (loaded: LoadedRule) => ev.matchesCall(loaded, view);
   const what = view ? `${toolName} on ${view.canonical}` : toolName;
-  const denied = ev.rules.deny.find(matches);
+  // Every behavior is matched before deciding, so the trace holds every rule that speaks to this call.
+  const [denied, asked, allowed] = (["deny", "ask", "allow"] as const).map((b) => ev.find(b, matches));
   if (denied) return byRule("deny", denied, what);
   const writes = subject.kind === "path" && subject.access === "write";
   const inside = view === undefined || (writes ? ev.insideForWrite(view) : ev.inside(view));
   const cell = ev.cell(inside);
   if (cell === "deny") return planDenial(input);
-  const asked = ev.rules.ask.find(matches);
   if (asked) return finish(input, byRule("ask", asked, what));
   if (cell === "allow") return { behavior: "allow", reason: defaultAllowReason(input, inside) };
-  const allowed = level === "dangerous" ? undefined : ev.rules.allow.find(matches);
-  if (allowed) return byRule("allow", allowed, what);
+  if (allowed && level !== "dangerous") return byRule("allow", allowed, what);
   return finish(input, { behavior: "ask", reason: askReason(ev, what, inside, view) });
 }

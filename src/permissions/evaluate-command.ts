@@ -1,11 +1,10 @@
-import { DECISION_TABLE } from "./decision-table.js";
-import { describeRule, type Evaluation, type PathView } from "./evaluation.js";
+import { describeRule, type Evaluation, type LoadedRule } from "./evaluation.js";
 import { askReason, byRule, defaultAllowReason, finish, planDenial } from "./outcomes.js";
 import { splitPowerShell } from "./powershell-split.js";
-import { type ParsedRule, READ_RULE_TOOLS, type Shell, WRITE_RULE_TOOLS } from "./rules.js";
+import { READ_RULE_TOOLS, type Shell, WRITE_RULE_TOOLS } from "./rules.js";
 import { commandText, splitBash } from "./shell-split.js";
 import { allowText, DIRECTORY_CHANGERS, type RestrictiveView, restrictiveView } from "./shell-wrappers.js";
-import type { PermissionDecision, RuleBehavior } from "./types.js";
+import type { PermissionDecision } from "./types.js";
 
 const SHELL_TOOL: Record<Shell, string> = { bash: "Bash", powershell: "PowerShell" };
 
@@ -38,25 +37,27 @@ export function evaluateCommand(
 ): PermissionDecision {
   const { input } = ev;
   const shellTool = SHELL_TOOL[shell];
-  const toolWide = (rule: ParsedRule) =>
+  const toolWide = ({ rule }: LoadedRule) =>
     rule.kind === "tool" && (rule.tool === input.toolName || rule.tool === shellTool);
-  const commandRule = (texts: string[]) => (rule: ParsedRule) =>
-    rule.kind === "command" && rule.shell === shell && texts.some((text) => rule.pattern.matches(text));
+  const commandRule =
+    (texts: string[]) =>
+    ({ rule }: LoadedRule) =>
+      rule.kind === "command" && rule.shell === shell && texts.some((text) => rule.pattern.matches(text));
   const split = shell === "bash" ? splitBash(command) : splitPowerShell(command);
   const cell = ev.cell(true);
 
   if (!split.ok) {
     const raw = [command.trim().replace(/\s+/g, " ")];
-    const denied = ev.find("deny", (rule) => toolWide(rule) || commandRule(raw)(rule));
+    const speaks = (loaded: LoadedRule) => toolWide(loaded) || commandRule(raw)(loaded);
+    const [denied, asked] = [ev.find("deny", speaks), ev.find("ask", speaks)];
+    const allowed = ev.find("allow", toolWide);
     if (denied) return byRule("deny", denied, "this command");
     if (cell === "deny") return planDenial(input);
-    const asked = ev.find("ask", (rule) => toolWide(rule) || commandRule(raw)(rule));
     if (asked) return finish(input, byRule("ask", asked, "this command"));
     const unchecked = uncheckableRule(ev, shell, split.reason);
     if (unchecked) return finish(input, unchecked);
     if (cell === "allow") return { behavior: "allow", reason: defaultAllowReason(input, true) };
-    const allowed = input.level === "dangerous" ? undefined : ev.find("allow", toolWide);
-    if (allowed) return byRule("allow", allowed, "every command");
+    if (allowed && input.level !== "dangerous") return byRule("allow", allowed, "every command");
     return finish(input, {
       behavior: "ask",
       reason: `this command cannot be checked part by part (${split.reason}), so only a person can approve it`,
@@ -72,34 +73,46 @@ export function evaluateCommand(
     .map((target) => ({ target, view: ev.pathView(target, cwd) }));
   // After a `cd` in the same line, a relative target is somewhere we cannot know.
   const unknownWrites = changesDirectory ? writes.filter((w) => !/^([/~]|\.\/~)/.test(w.target)) : [];
-  const pathRule = (behavior: RuleBehavior, access: "read" | "write", view: PathView) =>
-    ev.findPathRule(behavior, access, view);
   const views = parts.map((part) => {
     const view: RestrictiveView = { texts: new Set(), writes: [], reads: [] };
     restrictiveView(part, shell, view);
     return { part, ...view, texts: [...view.texts] };
   });
 
+  // Every rule is matched before anything is decided, so the trace holds all that speak to the command.
+  const hits: Record<"deny" | "ask", Array<{ found: LoadedRule; what: string }>> = { deny: [], ask: [] };
   for (const behavior of ["deny", "ask"] as const) {
-    const wide = ev.find(behavior, toolWide);
-    if (wide) return finish(input, byRule(behavior, wide, "every command"));
+    for (const found of ev.all(behavior, toolWide)) hits[behavior].push({ found, what: "every command" });
     for (const { part, texts, writes: written, reads } of views) {
-      const found = ev.find(behavior, commandRule(texts));
-      if (found) return finish(input, byRule(behavior, found, `\`${commandText(part)}\``));
+      for (const found of ev.all(behavior, commandRule(texts)))
+        hits[behavior].push({ found, what: `\`${commandText(part)}\`` });
       for (const [access, targets] of [
         ["write", written],
         ["read", reads],
       ] as const) {
         for (const target of targets) {
           const view = ev.pathView(target, cwd);
-          const byPath = pathRule(behavior, access, view);
           const what = `${access === "write" ? "writing" : "reading"} ${view.canonical}`;
-          if (byPath) return finish(input, byRule(behavior, byPath, what));
+          for (const found of ev.all(behavior, (loaded) =>
+            ev.pathRuleMatches(loaded, input.toolName, access, view),
+          ))
+            hits[behavior].push({ found, what });
         }
       }
     }
-    if (behavior === "deny" && cell === "deny") return planDenial(input);
   }
+  const wideAllow = ev.find("allow", toolWide);
+  const partAllows = parts
+    .map((part) => allowText(part))
+    .filter((text) => text !== "")
+    .map((text) => ({ text, found: ev.find("allow", commandRule([text])) }));
+  const writeAllows = writes.map(({ view }) => ({ view, found: ev.findPathRule("allow", "write", view) }));
+
+  const denied = hits.deny[0];
+  if (denied) return finish(input, byRule("deny", denied.found, denied.what));
+  if (cell === "deny") return planDenial(input);
+  const asked = hits.ask[0];
+  if (asked) return finish(input, byRule("ask", asked.found, asked.what));
   const hidden = views.find((view) => view.hidden)?.hidden;
   const unchecked = hidden === undefined ? undefined : uncheckableRule(ev, shell, hidden);
   if (unchecked) return finish(input, unchecked);
@@ -107,14 +120,10 @@ export function evaluateCommand(
   if (input.level === "dangerous") {
     return finish(input, { behavior: "ask", reason: askReason(ev, input.toolName, true, undefined) });
   }
-  const wideAllow = ev.find("allow", toolWide);
   if (wideAllow) return byRule("allow", wideAllow, "every command");
 
   const used = new Set<string>();
-  for (const part of parts) {
-    const text = allowText(part);
-    if (text === "") continue;
-    const found = ev.find("allow", commandRule([text]));
+  for (const { text, found } of partAllows) {
     if (!found) {
       return finish(input, { behavior: "ask", reason: `\`${text}\` is not covered by any allow rule` });
     }
@@ -126,11 +135,9 @@ export function evaluateCommand(
       reason: `the command changes directory before writing ${unknownWrites[0]!.target}, so where it writes cannot be checked`,
     });
   }
-  const writeCell = DECISION_TABLE[input.mode].write;
-  for (const { view } of writes) {
-    const found = pathRule("allow", "write", view);
+  for (const { view, found } of writeAllows) {
     if (found) used.add(found.entry.rule);
-    else if ((ev.insideForWrite(view) ? writeCell.inside : writeCell.outside) !== "allow") {
+    else if (ev.cell(ev.insideForWrite(view), "write") !== "allow") {
       const where = ev.insideForWrite(view)
         ? `and ${input.mode} mode asks before edits`
         : ev.inside(view)

@@ -18,6 +18,10 @@ export function evaluatePermission(input: EvaluationInput): PermissionDecision {
   if (input.level === "none") return { behavior: "allow", reason: "this tool needs no permission" };
   const ev = new Evaluation(input);
   const { subject } = input;
-  if (subject.kind === "command") return evaluateCommand(ev, subject.command, subject.shell, subject.cwd);
-  return evaluateCall(ev);
+  const decision =
+    subject.kind === "command"
+      ? evaluateCommand(ev, subject.command, subject.shell, subject.cwd)
+      : evaluateCall(ev);
+  if (decision.rule) ev.matched.add(decision.rule);
+  return { ...decision, matchedRules: [...ev.matched] };
 }

@@ -21,10 +21,17 @@ export interface PathView {
   lexical: string;
 }
 
-/** Valid rules by behavior; invalid ones are skipped here and reported by validateRule where rules load. */
-function loadRules(entries: readonly PermissionRuleEntry[]): Record<RuleBehavior, LoadedRule[]> {
+/**
+ * Valid rules by behavior, those scoped to another agent type left out; invalid ones are skipped here and
+ * reported by validateRule where rules load.
+ */
+function loadRules(
+  entries: readonly PermissionRuleEntry[],
+  agentType: string | undefined,
+): Record<RuleBehavior, LoadedRule[]> {
   const loaded: Record<RuleBehavior, LoadedRule[]> = { deny: [], ask: [], allow: [] };
   for (const entry of entries) {
+    if (entry.agent !== undefined && entry.agent !== agentType) continue;
     const parsed = parseRule(entry.rule);
     if (parsed.ok) loaded[entry.behavior].push({ entry, rule: parsed.rule });
   }
@@ -43,12 +50,14 @@ export function describeRule(entry: PermissionRuleEntry): string {
  */
 export class Evaluation {
   readonly rules: Record<RuleBehavior, LoadedRule[]>;
+  /** The trace: every rule found to match this call, in the order they were checked. */
+  readonly matched = new Set<PermissionRuleEntry>();
   private readonly workspace: string[];
   /** Compiled path patterns per rule: `[links resolved, as written]` for deny/ask, `[as written]` for allow. */
   private readonly patterns = new Map<LoadedRule, PathPattern[]>();
 
   constructor(readonly input: EvaluationInput) {
-    this.rules = loadRules(input.rules);
+    this.rules = loadRules(input.rules, input.agentType);
     this.workspace = [input.workingDir, ...input.additionalDirectories].map((dir) => canonicalPath(dir, "/"));
   }
 
@@ -84,11 +93,16 @@ export class Evaluation {
     return tableCell(this.input.mode, level, inside);
   }
 
-  find(
-    behavior: RuleBehavior,
-    test: (rule: ParsedRule, entry: PermissionRuleEntry) => boolean,
-  ): LoadedRule | undefined {
-    return this.rules[behavior].find(({ rule, entry }) => test(rule, entry));
+  /** Every rule of `behavior` that passes `test`, each recorded in the trace. */
+  all(behavior: RuleBehavior, test: (loaded: LoadedRule) => boolean): LoadedRule[] {
+    const found = this.rules[behavior].filter(test);
+    for (const loaded of found) this.matched.add(loaded.entry);
+    return found;
+  }
+
+  /** The first rule of `behavior` that passes `test`; every one that does is recorded in the trace. */
+  find(behavior: RuleBehavior, test: (loaded: LoadedRule) => boolean): LoadedRule | undefined {
+    return this.all(behavior, test)[0];
   }
 
   private compiled(loaded: LoadedRule, spec: string): PathPattern[] {
@@ -121,9 +135,7 @@ export class Evaluation {
 
   /** The first rule of `behavior` about a file access. */
   findPathRule(behavior: RuleBehavior, access: "read" | "write", view: PathView): LoadedRule | undefined {
-    return this.rules[behavior].find((loaded) =>
-      this.pathRuleMatches(loaded, this.input.toolName, access, view),
-    );
+    return this.find(behavior, (loaded) => this.pathRuleMatches(loaded, this.input.toolName, access, view));
   }
 
   /** Whether a rule applies to a call whose subject is not a command. */

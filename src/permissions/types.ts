@@ -17,6 +17,11 @@ export interface PermissionRuleEntry {
   rule: string;
   behavior: RuleBehavior;
   source: RuleSource;
+  /**
+   * The sub-agent type the rule is for (`Explore`, `Plan`, a custom agent's name): it applies only to
+   * calls made by that agent. Without it the rule applies to every agent and the main session.
+   */
+  agent?: string;
 }
 
 export interface PermissionDecision {
@@ -25,6 +30,11 @@ export interface PermissionDecision {
   reason: string;
   /** The rule that decided, when one did. */
   rule?: PermissionRuleEntry;
+  /**
+   * The trace: every rule that matched the call (or a part of its command), deciding or not, in the
+   * order they were checked. Set by evaluatePermission.
+   */
+  matchedRules?: PermissionRuleEntry[];
 }
 
 /** Everything a decision depends on; evaluatePermission is a pure function of it (plus realpath). */
@@ -37,6 +47,8 @@ export interface EvaluationInput {
   workingDir: string;
   additionalDirectories: readonly string[];
   homeDir: string;
+  /** The sub-agent type making the call; undefined for the main session. Picks the agent-scoped rules. */
+  agentType?: string;
 }
 
 /** What a handler is asked when the decision is `ask`. */

@@ -29,6 +29,8 @@ export interface SettingsFile {
     deny?: string[];
     additionalDirectories?: string[];
     defaultMode?: PermissionMode;
+    /** Rules for one sub-agent type each: `{ "Explore": { "deny": ["Bash"] } }`. */
+    agents?: Record<string, { allow?: string[]; ask?: string[]; deny?: string[] }>;
   };
   hooks?: Partial<Record<HookEvent, HookMatcher[]>>;
   env?: Record<string, string>;
