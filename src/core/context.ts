@@ -190,8 +190,9 @@ async function decideWithHandler(
   }
   if (decision.behavior !== "ask") return decision;
 
-  const { suggestRules } = await import("../permissions/suggest.js");
+  const { suggestPrefixRules, suggestRules } = await import("../permissions/suggest.js");
   const suggestedRules = suggestRules(evaluation);
+  const prefixRules = suggestPrefixRules(evaluation, suggestedRules);
   const answer = await ctx.permissionHandler.ask(
     {
       toolName: tool.name,
@@ -201,6 +202,7 @@ async function decideWithHandler(
       mode: ctx.permissionMode,
       reason: decision.reason,
       suggestedRules,
+      prefixRules,
       workingDir: ctx.workingDir,
     },
     signal,
@@ -213,8 +215,9 @@ async function decideWithHandler(
     };
   }
   if (answer.scope !== "once") {
+    const remembered = answer.remember === "prefix" && prefixRules.length > 0 ? prefixRules : suggestedRules;
     ctx.addRules(
-      suggestedRules.map((rule) => ({
+      remembered.map((rule) => ({
         rule,
         behavior: "allow",
         source: { scope: "session", root: ctx.workingDir },
@@ -222,7 +225,7 @@ async function decideWithHandler(
     );
     if (answer.scope === "always") {
       try {
-        for (const rule of suggestedRules) persistRule(ctx.config.projectDir, rule);
+        for (const rule of remembered) persistRule(ctx.config.projectDir, rule);
       } catch (error) {
         return {
           behavior: "allow",

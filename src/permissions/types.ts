@@ -65,11 +65,21 @@ export interface PermissionRequest {
    * each checked by the evaluator; empty when no rule can (Dangerous tools, commands too complex to split).
    */
   suggestedRules: string[];
+  /**
+   * A broader alternative to suggestedRules for a shell command: each command rule replaced by its prefix
+   * rule (`Bash(npm run dev:*)`), checked to allow the call; empty when no safe prefix exists.
+   */
+  prefixRules: string[];
   workingDir: string;
 }
 
 export type PermissionAnswer =
-  | { behavior: "allow"; scope: "once" | "session" | "always" }
+  | {
+      behavior: "allow";
+      scope: "once" | "session" | "always";
+      /** Which rules a session or always answer remembers: suggestedRules (the default) or prefixRules. */
+      remember?: "exact" | "prefix";
+    }
   | { behavior: "deny"; message?: string };
 
 /** Asks a person (or a policy) about one call. Tools never prompt themselves; they go through this. */
