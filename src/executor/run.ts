@@ -280,7 +280,8 @@ async function decide(
       : undefined;
   const decision = await ctx.checkPermission(tool, input, signal, hook);
   const trace = traceOf(decision);
-  if (decision.behavior === "allow") return { trace };
+  // An allowed call shows its trace when rules spoke; with none, the mode's table decided alone.
+  if (decision.behavior === "allow") return trace.matchedRules.length > 0 ? { trace } : {};
   return {
     trace,
     refused: ToolResult.error(`Permission to use ${tool.name} was denied: ${decision.reason}`, {

@@ -1,9 +1,20 @@
+import { statSync } from "node:fs";
+import { resolve } from "node:path";
+import { expandTilde } from "../fs/canonical.js";
 import { describeRule, type Evaluation, type LoadedRule } from "./evaluation.js";
 import { askReason, byRule, defaultAllowReason, finish, planDenial } from "./outcomes.js";
 import { splitPowerShell } from "./powershell-split.js";
 import { READ_RULE_TOOLS, type Shell, WRITE_RULE_TOOLS } from "./rules.js";
 import { commandText, splitBash } from "./shell-split.js";
-import { allowText, DIRECTORY_CHANGERS, type RestrictiveView, restrictiveView } from "./shell-wrappers.js";
+import {
+  allowText,
+  DIRECTORY_CHANGERS,
+  emptyView,
+  expandGlob,
+  PATH_CHANGERS,
+  restrictiveView,
+  shellPath,
+} from "./shell-wrappers.js";
 import type { PermissionDecision } from "./types.js";
 
 const SHELL_TOOL: Record<Shell, string> = { bash: "Bash", powershell: "PowerShell" };
@@ -65,18 +76,58 @@ export function evaluateCommand(
   }
 
   const parts = split.commands;
+  const base = cwd ?? input.workingDir;
   const changesDirectory = parts.some(({ words }) =>
     DIRECTORY_CHANGERS.has((words[0] === "builtin" || words[0] === "command" ? words[1] : words[0]) ?? ""),
   );
   const writes = parts
     .flatMap((part) => part.writes)
-    .map((target) => ({ target, view: ev.pathView(target, cwd) }));
+    .map((target) => ({ target, where: shellPath(target, base) }))
+    .map(({ target, where }) => ({
+      target,
+      // After a `cd` in the same line, /proc/self/cwd is wherever the shell went.
+      unknown:
+        where.unknown ??
+        (changesDirectory && /^\/proc\/(self|thread-self)\/cwd(\/|$)/.test(target)
+          ? `${target} is the shell's directory after it changed directory`
+          : undefined),
+      view: ev.pathView(where.path, cwd),
+    }));
   // After a `cd` in the same line, a relative target is somewhere we cannot know.
   const unknownWrites = changesDirectory ? writes.filter((w) => !/^([/~]|\.\/~)/.test(w.target)) : [];
   const views = parts.map((part) => {
-    const view: RestrictiveView = { texts: new Set(), writes: [], reads: [] };
+    const view = emptyView();
     restrictiveView(part, shell, view);
-    return { part, ...view, texts: [...view.texts] };
+    // `<` targets come as written when only known at run time (`$F`, `*.env`).
+    const runTime = view.reads.filter((target) => /[$`]/.test(target));
+    view.globReads.push(...view.reads.filter((target) => !/[$`]/.test(target) && /[*?[]/.test(target)));
+    view.unknownReads.push(...runTime);
+    view.reads = view.reads.filter((target) => !/[$`*?[]/.test(target));
+    const reads = [...view.reads, ...view.globReads.flatMap((glob) => expandGlob(glob, base) ?? [])];
+    // What a read goes through that cannot be followed: a variable, a glob too complex to expand here,
+    // a directory descriptor (`/dev/fd/3/x`) or another process's directory.
+    const unknown = [
+      ...view.unknownReads.map((word) => `it reads ${word}, a file only known at run time`),
+      ...view.globReads
+        .filter((glob) => expandGlob(glob, base) === undefined)
+        .map((glob) => `it reads ${glob}, a pattern this check cannot expand`),
+      ...[...view.reads, ...view.writes]
+        .map((target) => shellPath(target, base).unknown)
+        .filter((why): why is string => why !== undefined),
+      // A directory read whole (`grep -r x dir`, `cp -r dir`) may hold files Read rules cover.
+      ...view.treeReads
+        .filter((target) => isDirectory(resolve(base, expandTilde(target, input.homeDir))))
+        .map((target) => `it reads the directory ${target}, whose files this check does not list`),
+    ];
+    const hidden = view.hidden ?? (unknown.length > 0 ? unknown[0] : undefined);
+    return {
+      part,
+      ...view,
+      hidden,
+      reads: reads.map((target) => shellPath(target, base).path),
+      writes: view.writes.map((target) => shellPath(target, base).path),
+      texts: [...view.texts],
+    };
   });
 
   // Every rule is matched before anything is decided, so the trace holds all that speak to the command.
@@ -135,6 +186,21 @@ export function evaluateCommand(
       reason: `the command changes directory before writing ${unknownWrites[0]!.target}, so where it writes cannot be checked`,
     });
   }
+  const lost = writes.find((w) => w.unknown !== undefined);
+  if (lost)
+    return finish(input, {
+      behavior: "ask",
+      reason: `where the command writes cannot be checked: ${lost.unknown}`,
+    });
+  // `ln -s OUT lnk && echo x > lnk/f`: a write through a path another part of the line may create or
+  // change lands where no check looked.
+  const changer = views.flatMap((view) => [...view.programs]).find((name) => PATH_CHANGERS.has(name));
+  if (changer && writes.length > 0) {
+    return finish(input, {
+      behavior: "ask",
+      reason: `the command writes ${writes[0]!.target} while \`${changer}\` in the same line may create or change the path it goes through, so where it lands cannot be checked`,
+    });
+  }
   for (const { view, found } of writeAllows) {
     if (found) used.add(found.entry.rule);
     else if (ev.cell(ev.insideForWrite(view), "write") !== "allow") {
@@ -156,4 +222,12 @@ export function evaluateCommand(
         ? `every part is allowed (by ${[...used].join(", ")})`
         : "the command runs nothing that needs a rule",
   };
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }

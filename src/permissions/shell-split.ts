@@ -34,7 +34,7 @@ export interface SimpleCommand {
   literals: Array<string | undefined>;
   /** Files this command writes through `>`, `>>`, `>|`, `&>`, `<>` and friends (not /dev/null, not fd copies). */
   writes: string[];
-  /** Files it reads through `<` or `<>` whose names are literal. */
+  /** Files it reads through `<` or `<>`: literal names, or the word as written when only known at run time. */
   reads: string[];
 }
 
@@ -292,7 +292,7 @@ class BashParser {
       this.skipBlanks();
       if (!this.parseRedirect(command)) break;
     }
-    if (command.writes.length > 0) this.out.push(command);
+    if (command.writes.length > 0 || command.reads.length > 0) this.out.push(command);
   }
 
   private parseCommand(record = true): SimpleCommand {
@@ -342,7 +342,9 @@ class BashParser {
     const rebinding = REBINDING_OPTIONS[command.literals[0] ?? ""];
     if (rebinding && command.words.some((word) => rebinding.test(word)))
       throw new TooComplex(`\`${command.words[0]}\` makes a later command name run another program`);
-    if (record && (command.words.length > 0 || command.assignments.length > 0 || command.writes.length > 0)) {
+    // A command of redirections alone (`$(< .env)`) still reads and writes.
+    const redirects = command.writes.length > 0 || command.reads.length > 0;
+    if (record && (command.words.length > 0 || command.assignments.length > 0 || redirects)) {
       this.out.push(command);
     }
     return command;
@@ -400,8 +402,11 @@ class BashParser {
       });
       return true;
     }
-    if ((op === "<" || op === "<>") && !target.expanded && !target.pattern) {
-      command.reads.push(target.value.startsWith("~") && !target.tilde ? `./${target.value}` : target.value);
+    if (op === "<" || op === "<>") {
+      // A target known only at run time is reported as written (`$F`, `*.env`): the caller must not
+      // take it for a literal name, and asks or expands it.
+      const literal = target.value.startsWith("~") && !target.tilde ? `./${target.value}` : target.value;
+      command.reads.push(target.expanded || target.pattern ? target.raw : literal);
     }
     if (op === "<" || op === "<<<" || op === "<&") return true;
     if (op === ">&" && FD_COPY.test(target.value)) return true;

@@ -192,7 +192,10 @@ describe("splitBash: assignments and redirections", () => {
     ["cat 0< ~/.ssh/id_rsa", ["~/.ssh/id_rsa"]],
     ["cmd <> rw", ["rw"]],
     ["cat < '~/x'", ["./~/x"]],
-    ['cat < "$HOME/x"', []],
+    ['cat < "$HOME/x"', ['"$HOME/x"']],
+    ["cat < *.env", ["*.env"]],
+    ['echo "$(< .env)"', [".env"]],
+    ["x=$(< .env)", [".env"]],
     ["cat <<< 'here'", []],
     ["cat <&3", []],
   ])("%j reads %j", (command, expected) => {
