@@ -163,6 +163,7 @@ function applyFile(
     }
   }
   Object.assign(settings.env, expectObject(file.env, "env", where));
+  settings.envPassthrough.push(...expectStrings(file.shellEnvPassthrough, "shellEnvPassthrough", where));
   Object.assign(
     settings.mcpServers,
     expectObject(file.mcpServers, "mcpServers", where) as Record<string, McpServerConfig>,

@@ -34,6 +34,8 @@ export interface SettingsFile {
   };
   hooks?: Partial<Record<HookEvent, HookMatcher[]>>;
   env?: Record<string, string>;
+  /** Credential-like variables (names or `*` globs) that Bash and PowerShell commands still receive. */
+  shellEnvPassthrough?: string[];
   mcpServers?: Record<string, McpServerConfig>;
   [key: string]: unknown;
 }
@@ -46,6 +48,11 @@ export interface Settings {
   defaultMode?: PermissionMode;
   hooks: Record<HookEvent, HookMatcher[]>;
   env: Record<string, string>;
+  /**
+   * Variables (names or `*` globs) that commands the model runs receive although their names mark them as
+   * credentials (`shellEnvPassthrough`; see process/env.ts).
+   */
+  envPassthrough: string[];
   mcpServers: Record<string, McpServerConfig>;
   /** The merged raw settings, for keys other modules read (later files win, lists concatenate). */
   raw: SettingsFile;
@@ -61,6 +68,7 @@ export function emptySettings(projectDir: string): Settings {
     additionalDirectories: [],
     hooks: { PreToolUse: [], PostToolUse: [] },
     env: {},
+    envPassthrough: [],
     mcpServers: {},
     raw: {},
     files: [],
