@@ -19,7 +19,8 @@ export interface McpResourceContents {
 
 export interface McpServerStatus {
   name: string;
-  status: "connecting" | "connected" | "failed" | "closed";
+  /** `pending`: a project .mcp.json server not yet approved; `disabled`: one the user turned off. */
+  status: "connecting" | "connected" | "failed" | "closed" | "pending" | "disabled";
   transport: "stdio" | "http" | "sse";
   error?: string;
   toolCount: number;

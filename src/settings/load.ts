@@ -164,6 +164,17 @@ function applyFile(
   }
   Object.assign(settings.env, expectObject(file.env, "env", where));
   settings.envPassthrough.push(...expectStrings(file.shellEnvPassthrough, "shellEnvPassthrough", where));
+  const enabled = expectStrings(file.enabledMcpjsonServers, "enabledMcpjsonServers", where);
+  const disabled = expectStrings(file.disabledMcpjsonServers, "disabledMcpjsonServers", where);
+  const enableAll = file.enableAllProjectMcpServers;
+  if (enableAll !== undefined && typeof enableAll !== "boolean")
+    throw new SettingsError(`${where}: "enableAllProjectMcpServers" must be true or false.`);
+  // Approvals are the user's: a repository's shared settings cannot approve the servers it ships.
+  if (location.scope !== "project") {
+    settings.mcpjsonApproval.enabled.push(...enabled);
+    settings.mcpjsonApproval.disabled.push(...disabled);
+    if (enableAll !== undefined) settings.mcpjsonApproval.enableAll = enableAll;
+  }
   Object.assign(
     settings.mcpServers,
     expectObject(file.mcpServers, "mcpServers", where) as Record<string, McpServerConfig>,

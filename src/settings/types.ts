@@ -37,6 +37,9 @@ export interface SettingsFile {
   /** Credential-like variables (names or `*` globs) that Bash and PowerShell commands still receive. */
   shellEnvPassthrough?: string[];
   mcpServers?: Record<string, McpServerConfig>;
+  enabledMcpjsonServers?: string[];
+  disabledMcpjsonServers?: string[];
+  enableAllProjectMcpServers?: boolean;
   [key: string]: unknown;
 }
 
@@ -54,6 +57,12 @@ export interface Settings {
    */
   envPassthrough: string[];
   mcpServers: Record<string, McpServerConfig>;
+  /**
+   * Which project `.mcp.json` servers may start (Claude Code's `enabledMcpjsonServers`,
+   * `disabledMcpjsonServers`, `enableAllProjectMcpServers`), read from user and local settings only: a
+   * repository's shared .claude/settings.json cannot approve the servers it ships.
+   */
+  mcpjsonApproval: { enabled: string[]; disabled: string[]; enableAll: boolean };
   /** The merged raw settings, for keys other modules read (later files win, lists concatenate). */
   raw: SettingsFile;
   /** The files that were found and read, in merge order. */
@@ -70,6 +79,7 @@ export function emptySettings(projectDir: string): Settings {
     env: {},
     envPassthrough: [],
     mcpServers: {},
+    mcpjsonApproval: { enabled: [], disabled: [], enableAll: false },
     raw: {},
     files: [],
     projectDir,
