@@ -1,6 +1,7 @@
 import { homedir } from "node:os";
 import { isAbsolute, resolve } from "node:path";
 import { expandTilde } from "../fs/canonical.js";
+import { hookScripts } from "../permissions/control-files.js";
 import { evaluatePermission } from "../permissions/evaluate.js";
 import { autoHandler } from "../permissions/handlers.js";
 import { persistRule } from "../permissions/persist.js";
@@ -173,6 +174,13 @@ async function decideWithHandler(
     additionalDirectories: ctx.additionalDirectories,
     homeDir: homedir(),
     agentType: ctx.agentType,
+    controlFiles: hookScripts(
+      Object.values(ctx.config.hooks).flatMap((matchers) =>
+        matchers.flatMap((m) => m.hooks.map((h) => h.command)),
+      ),
+      ctx.config.projectDir,
+      homedir(),
+    ),
   };
   let decision = evaluatePermission(evaluation);
   const { matchedRules } = decision;

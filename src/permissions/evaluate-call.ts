@@ -10,11 +10,16 @@ export function evaluateCall(ev: Evaluation): PermissionDecision {
   const matches = (loaded: LoadedRule) => ev.matchesCall(loaded, view);
   const what = view ? `${toolName} on ${view.canonical}` : toolName;
   // Every behavior is matched before deciding, so the trace holds every rule that speaks to this call.
-  const [denied, asked, allowed] = (["deny", "ask", "allow"] as const).map((b) => ev.find(b, matches));
+  const [denied, asked, matchedAllow] = (["deny", "ask", "allow"] as const).map((b) => ev.find(b, matches));
   if (denied) return byRule("deny", denied, what);
   const writes = subject.kind === "path" && subject.access === "write";
   const inside = view === undefined || (writes ? ev.insideForWrite(view) : ev.inside(view));
   const cell = ev.cell(inside);
+  // A control file is allowed only by a rule naming it, never by a broad one (`Edit(./**)`, `Edit`).
+  const control = writes && view !== undefined && ev.isControl(view);
+  const allowed = control
+    ? ev.rules.allow.find((loaded) => matches(loaded) && ev.namesFile(loaded))
+    : matchedAllow;
   if (cell === "deny") return planDenial(input);
   if (asked) return finish(input, byRule("ask", asked, what));
   if (cell === "allow") return { behavior: "allow", reason: defaultAllowReason(input, inside) };

@@ -1,11 +1,12 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
-import { expandTilde } from "../fs/canonical.js";
+import { canonicalPath, expandTilde } from "../fs/canonical.js";
+import { nestedRepository } from "./control-files.js";
 import { describeRule, type Evaluation, type LoadedRule } from "./evaluation.js";
 import { askReason, byRule, defaultAllowReason, finish, planDenial } from "./outcomes.js";
 import { splitPowerShell } from "./powershell-split.js";
 import { READ_RULE_TOOLS, type Shell, WRITE_RULE_TOOLS } from "./rules.js";
-import { commandText, splitBash } from "./shell-split.js";
+import { commandText, type SimpleCommand, splitBash } from "./shell-split.js";
 import {
   allowText,
   DIRECTORY_CHANGERS,
@@ -157,7 +158,14 @@ export function evaluateCommand(
     .map((part) => allowText(part))
     .filter((text) => text !== "")
     .map((text) => ({ text, found: ev.find("allow", commandRule([text])) }));
-  const writeAllows = writes.map(({ view }) => ({ view, found: ev.findPathRule("allow", "write", view) }));
+  const writeAllows = writes.map(({ view }) => {
+    const control = ev.isControl(view);
+    const found = ev
+      .all("allow", (loaded) => ev.pathRuleMatches(loaded, input.toolName, "write", view))
+      .find((loaded) => !control || ev.namesFile(loaded));
+    return { view, found };
+  });
+  const repository = gitRepositoryIn(ev, parts, views, base);
 
   const denied = hits.deny[0];
   if (denied) return finish(input, byRule("deny", denied.found, denied.what));
@@ -172,6 +180,12 @@ export function evaluateCommand(
     return finish(input, { behavior: "ask", reason: askReason(ev, input.toolName, true, undefined) });
   }
   if (wideAllow) return byRule("allow", wideAllow, "every command");
+  if (repository) {
+    return finish(input, {
+      behavior: "ask",
+      reason: `git would run in ${repository}, a repository inside the workspace whose configuration can make git run programs, so it needs approval`,
+    });
+  }
 
   const used = new Set<string>();
   for (const { text, found } of partAllows) {
@@ -230,4 +244,36 @@ function isDirectory(path: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * The repository a git command in this line would use when it is not the workspace's own: a bare
+ * repository or a nested `.git` at or above where git runs (the shell's directory, a `cd` target, a
+ * `git -C` directory). Its config is not a file the workspace's rules protect, and `git status` obeys it.
+ */
+function gitRepositoryIn(
+  ev: Evaluation,
+  parts: readonly SimpleCommand[],
+  views: ReadonlyArray<{ programs: Set<string> }>,
+  base: string,
+): string | undefined {
+  if (!views.some((view) => view.programs.has("git"))) return undefined;
+  const dirs = [base];
+  for (const { words, literals } of parts) {
+    words.forEach((word, i) => {
+      const next = literals[i + 1];
+      if (
+        next !== undefined &&
+        ((i === 0 && DIRECTORY_CHANGERS.has(word)) || (word === "-C" && words[0] === "git"))
+      )
+        dirs.push(resolve(base, expandTilde(next, ev.input.homeDir)));
+    });
+  }
+  for (const dir of dirs) {
+    const canonical = canonicalPath(dir, "/");
+    const root = ev.workspaceOf(canonical);
+    const found = root === undefined ? undefined : nestedRepository(canonical, root);
+    if (found) return found;
+  }
+  return undefined;
 }

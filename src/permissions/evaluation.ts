@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { canonicalPath, expandTilde, isWithin } from "../fs/canonical.js";
-import { isControlFile } from "./control-files.js";
+import { type ControlTargets, controlTargets, isControlFile, isControlTarget } from "./control-files.js";
 import { type TableLevel, tableCell } from "./decision-table.js";
 import { compilePathPattern, type PathPattern } from "./paths.js";
 import { coversPathAccess, hostMatches, mcpServerOf, type ParsedRule, parseRule } from "./rules.js";
@@ -55,6 +55,8 @@ export class Evaluation {
   private readonly workspace: string[];
   /** Compiled path patterns per rule: `[links resolved, as written]` for deny/ask, `[as written]` for allow. */
   private readonly patterns = new Map<LoadedRule, PathPattern[]>();
+  /** Where linked control paths lead; looked up on the first write judged. */
+  private targets: ControlTargets | undefined;
 
   constructor(readonly input: EvaluationInput) {
     this.rules = loadRules(input.rules, input.agentType);
@@ -79,13 +81,40 @@ export class Evaluation {
    * isControlFile). A write there is judged as if outside: acceptEdits asks.
    */
   insideForWrite(view: PathView): boolean {
-    if (!this.inside(view)) return false;
-    // Both spellings: the path as written (a symlinked .git still says .git) and where it leads.
+    return this.inside(view) && !this.isControl(view);
+  }
+
+  /**
+   * Whether a path decides what may run: a control file by name (either spelling: a symlinked .git still
+   * says .git), one reached through a linked .claude, .git or .mcp.json, or a hook script settings name.
+   */
+  isControl(view: PathView): boolean {
     const lexicalRoots = [this.input.workingDir, ...this.input.additionalDirectories];
-    return !(
-      this.workspace.some((dir) => isControlFile(view.canonical, dir)) ||
-      lexicalRoots.some((dir) => isControlFile(view.lexical, dir))
+    this.targets ??= controlTargets(
+      [...new Set([...lexicalRoots, ...this.workspace])],
+      this.input.controlFiles ?? [],
     );
+    const targets = this.targets;
+    return (
+      this.workspace.some((dir) => isControlFile(view.canonical, dir)) ||
+      lexicalRoots.some((dir) => isControlFile(view.lexical, dir)) ||
+      isControlTarget(view.canonical, targets) ||
+      isControlTarget(view.lexical, targets)
+    );
+  }
+
+  /** The workspace root (canonical) a path is in, if any. */
+  workspaceOf(canonical: string): string | undefined {
+    return this.workspace.find((dir) => isWithin(canonical, dir));
+  }
+
+  /**
+   * Whether an allow rule may allow writing a control file: only one that names the file itself (a path
+   * rule without wildcards). `Edit`, `Edit(./**)` or `Write(.claude/*)` never reach settings, hooks,
+   * .mcp.json or git's files.
+   */
+  namesFile(loaded: LoadedRule): boolean {
+    return loaded.rule.kind === "path" && !/[*?[]/.test(loaded.rule.spec);
   }
 
   /** The table's answer for this call's mode and level. */

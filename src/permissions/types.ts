@@ -49,6 +49,8 @@ export interface EvaluationInput {
   homeDir: string;
   /** The sub-agent type making the call; undefined for the main session. Picks the agent-scoped rules. */
   agentType?: string;
+  /** More files that decide what runs (the hook scripts settings name): writing one is a control write. */
+  controlFiles?: readonly string[];
 }
 
 /** What a handler is asked when the decision is `ask`. */
