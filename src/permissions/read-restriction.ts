@@ -54,13 +54,30 @@ export function readRestriction(
       (canonicalDir.endsWith(sep) ? canonicalDir : canonicalDir + sep) + lexical.slice(cut + 1);
     return covered(canonical) || (lexical !== canonical && covered(lexical));
   };
-  return { hides, excludeGlobs: (root) => excludeGlobs(anchored, root) };
+  const below = (root: string) => {
+    const lexicalRoot = resolve(root);
+    const canonicalRoot = ev.pathView(lexicalRoot).canonical;
+    const prefix = lexicalRoot.endsWith(sep) ? lexicalRoot : lexicalRoot + sep;
+    const canonicalPrefix = canonicalRoot.endsWith(sep) ? canonicalRoot : canonicalRoot + sep;
+    return (path: string) => {
+      if (path === lexicalRoot) return covered(canonicalRoot) || covered(lexicalRoot);
+      if (!path.startsWith(prefix)) return hides(path);
+      if (prefix === canonicalPrefix) return covered(path);
+      return covered(canonicalPrefix + path.slice(prefix.length)) || covered(path);
+    };
+  };
+  return { hides, below, excludeGlobs: (root) => excludeGlobs(anchored, root) };
 }
 
 /** What Grep and Glob leave out; made once per search. */
 export interface SearchRestriction {
   /** Whether the rules cover this listed file (absolute path). The judge of what is left out. */
   hides(absolutePath: string): boolean;
+  /**
+   * hides() for the files a walk lists under `root` without following links (both search backends):
+   * only the root itself can lead elsewhere, so it alone is resolved, once. The test a search applies.
+   */
+  below(root: string): (absolutePath: string) => boolean;
   /**
    * ripgrep globs (gitignore semantics, relative to the searched directory `root`, each starting with
    * `!`) for what the rules cover below `root`, so those files are never opened. A translation of the

@@ -1,4 +1,4 @@
-import { resolve } from "node:path";
+import { isAbsolute, resolve, sep } from "node:path";
 import type { SearchRestriction } from "../permissions/read-restriction.js";
 import { builtinBackend } from "./builtin-backend.js";
 import type { FileQuery, SearchBackend } from "./query.js";
@@ -26,12 +26,25 @@ export interface HidingBackend extends SearchBackend {
  */
 export function hidingFiles(backend: SearchBackend, restriction: SearchRestriction): HidingBackend {
   const hidden = new Set<string>();
-  const visible = (query: FileQuery) => (path: string) => {
-    if (!restriction.hides(resolve(query.cwd, path))) return true;
-    hidden.add(path);
-    return false;
+  // One test per query, applied to every listed display path (relative to cwd, or absolute).
+  const test = (query: FileQuery) => {
+    const hides = restriction.below(query.root);
+    const cwd = query.cwd.endsWith(sep) ? query.cwd : query.cwd + sep;
+    return (path: string) =>
+      hides(isAbsolute(path) || path.startsWith(".") ? resolve(query.cwd, path) : cwd + path);
   };
-  const searched = (query: FileQuery) => (path: string) => !restriction.hides(resolve(query.cwd, path));
+  const visible = (query: FileQuery) => {
+    const hides = test(query);
+    return (path: string) => {
+      if (!hides(path)) return true;
+      hidden.add(path);
+      return false;
+    };
+  };
+  const searched = (query: FileQuery) => {
+    const hides = test(query);
+    return (path: string) => !hides(path);
+  };
   const before = <Q extends FileQuery>(query: Q): Q => {
     const shown = searched(query);
     const { onPath, exclude } = query;
@@ -56,11 +69,14 @@ export function hidingFiles(backend: SearchBackend, restriction: SearchRestricti
       );
     },
     matchingFiles: async (query) => (await backend.matchingFiles(before(query))).filter(searched(query)),
-    countMatches: async (query) =>
-      (await backend.countMatches(before(query))).filter(([path]) => searched(query)(path)),
+    countMatches: async (query) => {
+      const shown = searched(query);
+      return (await backend.countMatches(before(query))).filter(([path]) => shown(path));
+    },
     async matchingLines(query) {
       const result = await backend.matchingLines(before(query));
-      return { ...result, files: result.files.filter((file) => searched(query)(file.path)) };
+      const shown = searched(query);
+      return { ...result, files: result.files.filter((file) => shown(file.path)) };
     },
   };
 }

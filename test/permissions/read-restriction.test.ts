@@ -85,5 +85,10 @@ describe("the search restriction's exclude globs", () => {
     const r = restriction(dir, ["Read(./secrets/**)"]);
     expect(r.hides(join(dir, "alias", "x.txt"))).toBe(true);
     expect(r.hides(join(dir, "notes.txt"))).toBe(false);
+    // A search rooted at the link: its listed files are judged where they really are.
+    const below = r.below(join(dir, "alias"));
+    expect(below(join(dir, "alias", "x.txt"))).toBe(true);
+    expect(r.below(dir)(join(dir, "notes.txt"))).toBe(false);
+    expect(r.below(join(dir, "alias", "x.txt"))(join(dir, "alias", "x.txt"))).toBe(true);
   });
 });
