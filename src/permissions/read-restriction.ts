@@ -59,6 +59,10 @@ export function readRestriction(
     const canonicalRoot = ev.pathView(lexicalRoot).canonical;
     const prefix = lexicalRoot.endsWith(sep) ? lexicalRoot : lexicalRoot + sep;
     const canonicalPrefix = canonicalRoot.endsWith(sep) ? canonicalRoot : canonicalRoot + sep;
+    // Only rules whose base lies on the root's line (above it or below it) can cover a file under it.
+    const related = (base: string) =>
+      [lexicalRoot, canonicalRoot].some((dir) => isWithin(dir, base) || isWithin(base, dir));
+    const covered = compilePatternSet(anchored.filter(({ base }) => related(base)));
     return (path: string) => {
       if (path === lexicalRoot) return covered(canonicalRoot) || covered(lexicalRoot);
       if (!path.startsWith(prefix)) return hides(path);
