@@ -361,12 +361,7 @@ function readerOperands(command: SimpleCommand, start: number, name: string, vie
     words.slice(start + 1).some((w) => PATTERN_OPTION.test(w) || PATTERN_FILE_OPTION.test(w))
   )
     patternPending = false;
-  const add = (p: number) => {
-    const literal = literals[p];
-    if (literal === undefined) view.unknownReads.push(words[p]!);
-    else if (EXPANDING_WORD.test(words[p]!)) view.globReads.push(literal);
-    else view.reads.push(literal.startsWith("~") && !words[p]!.startsWith("~") ? `./${literal}` : literal);
-  };
+  const add = (p: number) => readerOperandAt(command, p, view);
   let options = true;
   const before = view.reads.length + view.globReads.length + view.unknownReads.length;
   for (let p = start + 1; p < words.length; p++) {
@@ -438,11 +433,14 @@ function gitOptions(
   }
 }
 
+/** A reader's operand as a file read: literal, a glob to expand, or only known at run time. */
 function readerOperandAt(command: SimpleCommand, p: number, view: RestrictiveView): void {
   const literal = command.literals[p];
-  if (literal === undefined) view.unknownReads.push(command.words[p]!);
-  else if (EXPANDING_WORD.test(command.words[p]!)) view.globReads.push(literal);
-  else view.reads.push(literal);
+  const word = command.words[p]!;
+  if (literal === undefined) view.unknownReads.push(word);
+  else if (EXPANDING_WORD.test(word)) view.globReads.push(literal);
+  // A quoted `~` is a directory named "~", not home.
+  else view.reads.push(literal.startsWith("~") && !word.startsWith("~") ? `./${literal}` : literal);
 }
 
 export function restrictiveView(
