@@ -127,6 +127,7 @@ const FILE_READERS = new Set([
   "comm",
   "cp",
   "cut",
+  "dd",
   "diff",
   "egrep",
   "expand",
@@ -458,7 +459,8 @@ export function restrictiveView(
   if (code)
     view.hidden ??= `${code.split("=")[0]} makes a program started later run code the line does not show`;
   const seen = new Set<number>();
-  const visit = (start: number) => {
+  // `fed`: the program gets more arguments at run time (`xargs cat`, `find … -exec cat {} ;`).
+  const visit = (start: number, fed = false) => {
     if (start >= words.length || seen.has(start)) return;
     seen.add(start);
     // A wrapped program whose name is built at run time (`command $X`, `env {rm,x}`) cannot be matched.
@@ -471,13 +473,13 @@ export function restrictiveView(
       view.texts.add([words[start], ...words.slice(end)].join(" "));
       view.texts.add([name, ...words.slice(end)].join(" "));
     }
-    if (WRAPPERS.has(name)) for (const end of ends) visit(end);
-    if (WRAPPERS_WITH_OPERAND.has(name)) for (const end of ends) visit(end + 1);
+    if (WRAPPERS.has(name)) for (const end of ends) visit(end, fed || name === "xargs");
+    if (WRAPPERS_WITH_OPERAND.has(name)) for (const end of ends) visit(end + 1, fed);
     if (HIDDEN_RUNNERS.has(name)) view.hidden ??= `\`${name}\` runs a command built at run time`;
     if (SOURCE_COMMANDS.has(name) && isStream(command.literals[start + 1]))
       view.hidden ??= `\`${name}\` runs commands read from a stream, which the command line does not show`;
     if (name === "find") {
-      for (let p = start + 1; p < words.length; p++) if (FIND_ACTIONS.has(words[p]!)) visit(p + 1);
+      for (let p = start + 1; p < words.length; p++) if (FIND_ACTIONS.has(words[p]!)) visit(p + 1, true);
     }
     if (SHELLS.has(name) || SCRIPT_RUNNERS.has(name)) {
       const script = shellScript(command, start);
@@ -490,7 +492,10 @@ export function restrictiveView(
       const split = envSplitString(command, start);
       if (split !== null) inspectScript(split, shell, view, depth);
     }
-    if (FILE_READERS.has(name)) readerOperands(command, start, name, view);
+    if (FILE_READERS.has(name)) {
+      readerOperands(command, start, name, view);
+      if (fed) view.unknownReads.push(`the files \`${words[0]}\` hands to ${name}`);
+    }
     if (name === "git") gitOptions(command, start, shell, view, depth);
     if (!SHELLS.has(name) && !SCRIPT_RUNNERS.has(name) && !WRAPPERS.has(name) && name !== "git") {
       // An unknown program given a command line after -c probably runs it: its commands are not seen.

@@ -45,6 +45,9 @@ describe("root cause 3: input redirections and reading commands obey Read deny r
     ["Bash(F=.env)", "allow"],
     ["Bash(git diff:*)", "allow"],
     ["Bash(source:*)", "allow"],
+    ["Bash(xargs:*)", "allow"],
+    ["Bash(find:*)", "allow"],
+    ["Bash(dd:*)", "allow"],
   ];
 
   it.each([
@@ -64,6 +67,9 @@ describe("root cause 3: input redirections and reading commands obey Read deny r
     "grep -r TOKEN .",
     "git diff --no-index /dev/null .env",
     "source .env; echo $TOKEN",
+    "echo .env | xargs cat",
+    "find . -name .env -exec cat {} ;",
+    "dd if=.env",
     "cat < /dev/fd/3/secret.txt 3< ../outside",
     "cat /dev/fd/3/secret.txt 3< ../outside",
   ])("%s is refused and shows no secret", async (command) => {
