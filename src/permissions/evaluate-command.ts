@@ -24,11 +24,18 @@ const SHELL_TOOL: Record<Shell, string> = { bash: "Bash", powershell: "PowerShel
  * When part of a command cannot be seen, a deny or ask rule about commands or files might be hiding
  * behind it: then the command asks rather than being allowed by the mode or a whole-tool rule.
  */
-function uncheckableRule(ev: Evaluation, shell: Shell, why: string): PermissionDecision | undefined {
-  const found = [...ev.rules.deny, ...ev.rules.ask].find(
-    ({ rule }) =>
-      (rule.kind === "command" && rule.shell === shell) ||
-      (rule.kind === "path" && (READ_RULE_TOOLS.has(rule.tool) || WRITE_RULE_TOOLS.has(rule.tool))),
+function uncheckableRule(
+  ev: Evaluation,
+  shell: Shell,
+  why: string,
+  only?: "reads",
+): PermissionDecision | undefined {
+  // A read that cannot be followed hides only from Read rules; a hidden command from every rule.
+  const found = [...ev.rules.deny, ...ev.rules.ask].find(({ rule }) =>
+    only === "reads"
+      ? rule.kind === "path" && READ_RULE_TOOLS.has(rule.tool)
+      : (rule.kind === "command" && rule.shell === shell) ||
+        (rule.kind === "path" && (READ_RULE_TOOLS.has(rule.tool) || WRITE_RULE_TOOLS.has(rule.tool))),
   );
   if (!found) return undefined;
   return {
@@ -112,7 +119,7 @@ export function evaluateCommand(
       ...view.globReads
         .filter((glob) => expandGlob(glob, base) === undefined)
         .map((glob) => `it reads ${glob}, a pattern this check cannot expand`),
-      ...[...view.reads, ...view.writes]
+      ...view.reads
         .map((target) => shellPath(target, base).unknown)
         .filter((why): why is string => why !== undefined),
       // A directory read whole (`grep -r x dir`, `cp -r dir`) may hold files Read rules cover.
@@ -120,11 +127,13 @@ export function evaluateCommand(
         .filter((target) => isDirectory(resolve(base, expandTilde(target, input.homeDir))))
         .map((target) => `it reads the directory ${target}, whose files this check does not list`),
     ];
-    const hidden = view.hidden ?? (unknown.length > 0 ? unknown[0] : undefined);
+    // A write through a descriptor or another process's directory hides its target from Edit rules.
+    const unwritable = view.writes.map((target) => shellPath(target, base).unknown).find((why) => why);
     return {
       part,
       ...view,
-      hidden,
+      hidden: view.hidden ?? unwritable,
+      unreadable: unknown[0],
       reads: reads.map((target) => shellPath(target, base).path),
       writes: view.writes.map((target) => shellPath(target, base).path),
       texts: [...view.texts],
@@ -175,6 +184,10 @@ export function evaluateCommand(
   const hidden = views.find((view) => view.hidden)?.hidden;
   const unchecked = hidden === undefined ? undefined : uncheckableRule(ev, shell, hidden);
   if (unchecked) return finish(input, unchecked);
+  const unreadable = views.find((view) => view.unreadable)?.unreadable;
+  const uncheckedRead =
+    unreadable === undefined ? undefined : uncheckableRule(ev, shell, unreadable, "reads");
+  if (uncheckedRead) return finish(input, uncheckedRead);
   if (cell === "allow") return { behavior: "allow", reason: defaultAllowReason(input, true) };
   if (input.level === "dangerous") {
     return finish(input, { behavior: "ask", reason: askReason(ev, input.toolName, true, undefined) });
