@@ -13,6 +13,7 @@ import { ToolResult } from "../src/core/result.js";
 import { Session } from "../src/core/session.js";
 import { runTool } from "../src/executor/run.js";
 import { findRipgrep } from "../src/search/ripgrep.js";
+import { emptySettings } from "../src/settings/types.js";
 import { type Bench, timePair } from "./lib.js";
 
 const TREE_VERSION = 1;
@@ -117,7 +118,50 @@ const bench: Bench = async (report) => {
       targetRatio: c.targetRatio,
     });
   }
+  await denyRuleRows(root, report);
   await session.dispose();
 };
+
+/** Read deny rules of the kinds people write: files by name anywhere, directories, extensions, anchored paths. */
+const TEN_READ_DENY_RULES = [
+  "Read(.env)",
+  "Read(.env.*)",
+  "Read(**/secrets/**)",
+  "Read(*.pem)",
+  "Read(*.key)",
+  "Read(./build/**)",
+  "Read(./pkg3/mod 4/file7.ts)",
+  "Read(~/.ssh/**)",
+  "Read(//etc/shadow)",
+  "Read(**/credentials.json)",
+];
+
+/**
+ * Grep and Glob with ten Read deny rules against the same search with none, both through the pipeline:
+ * the rules' filter must cost little next to the search itself (issue 8: within 1.2x).
+ */
+async function denyRuleRows(root: string, report: Parameters<Bench>[0]): Promise<void> {
+  const session = new Session();
+  const plain = createToolContext({ workingDir: root, session, permissionMode: "bypassPermissions" });
+  const config = emptySettings(root);
+  for (const rule of TEN_READ_DENY_RULES) {
+    config.rules.push({ rule, behavior: "deny", source: { scope: "project", root } });
+  }
+  const ruled = createToolContext({ workingDir: root, session, config, permissionMode: "bypassPermissions" });
+  const cases = [
+    { name: "Grep files_with_matches, 10 Read deny rules", tool: "Grep", input: { pattern: NEEDLE } },
+    { name: "Glob **/*.ts, 10 Read deny rules", tool: "Glob", input: { pattern: "**/*.ts" } },
+  ];
+  for (const c of cases) {
+    const check = await runTool(c.tool, c.input, ruled);
+    if (check.isError) throw new Error(`${c.name} failed: ${ToolResult.text(check)}`);
+    const { oursMs, baselineMs } = await timePair(
+      () => runTool(c.tool, c.input, ruled),
+      () => runTool(c.tool, c.input, plain),
+    );
+    report({ name: c.name, baseline: "the same call with no rules", oursMs, baselineMs, targetRatio: 1.2 });
+  }
+  await session.dispose();
+}
 
 export default bench;

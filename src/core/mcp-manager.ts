@@ -19,8 +19,11 @@ export interface McpResourceContents {
 
 export interface McpServerStatus {
   name: string;
-  /** `skipped`: deliberately not used (it is cc-tools itself, or a chain's depth limit); see `reason`. */
-  status: "connecting" | "connected" | "failed" | "closed" | "skipped";
+  /**
+   * `skipped`: deliberately not used (it is cc-tools itself, or a chain's depth limit), see `reason`;
+   * `pending`: a project .mcp.json server not yet approved; `disabled`: one the user turned off.
+   */
+  status: "connecting" | "connected" | "failed" | "closed" | "skipped" | "pending" | "disabled";
   transport: "stdio" | "http" | "sse";
   error?: string;
   /** Why a skipped server is not used. */

@@ -22,6 +22,11 @@ export interface PermissionRuleEntry {
   rule: string;
   behavior: RuleBehavior;
   source: RuleSource;
+  /**
+   * The sub-agent type the rule is for (`Explore`, `Plan`, a custom agent's name): it applies only to
+   * calls made by that agent. Without it the rule applies to every agent and the main session.
+   */
+  agent?: string;
 }
 
 export interface PermissionDecision {
@@ -30,6 +35,11 @@ export interface PermissionDecision {
   reason: string;
   /** The rule that decided, when one did. */
   rule?: PermissionRuleEntry;
+  /**
+   * The trace: every rule that matched the call (or a part of its command), deciding or not, in the
+   * order they were checked. Set by evaluatePermission.
+   */
+  matchedRules?: PermissionRuleEntry[];
 }
 
 /** What a host is asked when the decision is `ask`. */
@@ -46,11 +56,21 @@ export interface PermissionRequest {
    * each checked by the evaluator; empty when no rule can (Dangerous tools, commands too complex to split).
    */
   suggestedRules: string[];
+  /**
+   * A broader alternative to suggestedRules for a shell command: each command rule replaced by its prefix
+   * rule (`Bash(npm run dev:*)`), checked to allow the call; empty when no safe prefix exists.
+   */
+  prefixRules: string[];
   workingDir: string;
 }
 
 export type PermissionAnswer =
-  | { behavior: "allow"; scope: "once" | "session" | "always" }
+  | {
+      behavior: "allow";
+      scope: "once" | "session" | "always";
+      /** Which rules a session or always answer remembers: suggestedRules (the default) or prefixRules. */
+      remember?: "exact" | "prefix";
+    }
   | { behavior: "deny"; message?: string };
 
 /** Asks a person (or a policy) about one call. Tools never prompt themselves; they go through this. */

@@ -47,10 +47,17 @@ export interface SettingsFile {
     deny?: string[];
     additionalDirectories?: string[];
     defaultMode?: PermissionMode;
+    /** Rules for one sub-agent type each: `{ "Explore": { "deny": ["Bash"] } }`. */
+    agents?: Record<string, { allow?: string[]; ask?: string[]; deny?: string[] }>;
   };
   hooks?: Partial<Record<HookEvent, HookMatcher[]>>;
   env?: Record<string, string>;
+  /** Credential-like variables (names or `*` globs) that Bash and PowerShell commands still receive. */
+  shellEnvPassthrough?: string[];
   mcpServers?: Record<string, McpServerConfig>;
+  enabledMcpjsonServers?: string[];
+  disabledMcpjsonServers?: string[];
+  enableAllProjectMcpServers?: boolean;
   [key: string]: unknown;
 }
 
@@ -87,8 +94,19 @@ export interface Settings {
   /** Matchers per event; an event no file configures may be absent. */
   hooks: Partial<Record<HookEvent, HookMatcher[]>>;
   env: Record<string, string>;
+  /**
+   * Variables (names or `*` globs) that commands the model runs receive although their names mark them as
+   * credentials (`shellEnvPassthrough`; see process/env.ts).
+   */
+  envPassthrough: string[];
   mcpServers: Record<string, McpServerConfig>;
   sandbox: SandboxSettings;
+  /**
+   * Which project `.mcp.json` servers may start (Claude Code's `enabledMcpjsonServers`,
+   * `disabledMcpjsonServers`, `enableAllProjectMcpServers`), read from user and local settings only: a
+   * repository's shared .claude/settings.json cannot approve the servers it ships.
+   */
+  mcpjsonApproval: { enabled: string[]; disabled: string[]; enableAll: boolean };
   /** The merged raw settings, for keys other modules read (later files win, lists concatenate). */
   raw: SettingsFile;
   /** The files that were found and read, in merge order. */

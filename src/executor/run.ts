@@ -7,6 +7,7 @@ import { ToolResult } from "../core/result.js";
 import type { AnyTool } from "../core/tool.js";
 import { unavailableReason } from "../core/toolset.js";
 import { runHooks } from "../hooks/run.js";
+import type { PermissionDecision } from "../permissions/types.js";
 import { closestToolNames, findTool, toolsFor } from "../registry.js";
 import { validateInput } from "../schema/validate.js";
 import { applyResultBudget } from "./budget.js";
@@ -186,7 +187,7 @@ async function runPipeline(
     }
 
     const permission = await decide(tool, input, ctx, pre, controller.signal);
-    if (permission) return permission;
+    if (permission.refused) return permission.refused;
 
     const call = callContext(ctx, {
       signal: controller.signal,
@@ -201,6 +202,8 @@ async function runPipeline(
       controller,
     );
     result = applyResultBudget(result, tool.maxResultChars, ctx.session, tool.name);
+    if (permission.trace)
+      result = { ...result, metadata: { ...result.metadata, permissionTrace: permission.trace } };
 
     const post = await runHooks(
       "PostToolUse",
@@ -224,27 +227,59 @@ async function runPipeline(
   }
 }
 
-/** Returns an error result when the call may not run; undefined when it may. */
+/**
+ * What the rules said about a call, for the result's metadata (`cc-tools run --json` shows it): the
+ * decision and every rule that matched.
+ */
+interface PermissionTrace {
+  behavior: PermissionDecision["behavior"];
+  reason: string;
+  matchedRules: Array<{ rule: string; behavior: string; scope: string; file?: string; agent?: string }>;
+}
+
+function traceOf(decision: PermissionDecision): PermissionTrace {
+  return {
+    behavior: decision.behavior,
+    reason: decision.reason,
+    matchedRules: (decision.matchedRules ?? []).map(({ rule, behavior, source, agent }) => ({
+      rule,
+      behavior,
+      scope: source.scope,
+      ...(source.file ? { file: source.file } : {}),
+      ...(agent ? { agent } : {}),
+    })),
+  };
+}
+
+/** An error result when the call may not run (refused), and the decision's trace either way. */
 async function decide(
   tool: AnyTool,
   input: unknown,
   ctx: ToolContext,
   pre: Awaited<ReturnType<typeof runHooks>>,
   signal: AbortSignal,
-): Promise<ToolResult | undefined> {
+): Promise<{ refused?: ToolResult; trace?: PermissionTrace }> {
   if (pre.permissionDecision === "deny") {
-    return ToolResult.rejected(`Permission denied by a PreToolUse hook: ${pre.permissionReason}`, {
-      permission: "deny",
-    });
+    return {
+      refused: ToolResult.rejected(`Permission denied by a PreToolUse hook: ${pre.permissionReason}`, {
+        permission: "deny",
+      }),
+    };
   }
   const hook =
     pre.permissionDecision === "allow" || pre.permissionDecision === "ask"
       ? { decision: pre.permissionDecision, reason: pre.permissionReason ?? "no reason given" }
       : undefined;
   const decision = await ctx.checkPermission(tool, input, signal, hook);
-  if (decision.behavior === "allow") return undefined;
-  return ToolResult.error(`Permission to use ${tool.name} was denied: ${decision.reason}`, {
-    permission: decision.behavior,
-    rule: decision.rule?.rule,
-  });
+  const trace = traceOf(decision);
+  // An allowed call shows its trace when rules spoke; with none, the mode's table decided alone.
+  if (decision.behavior === "allow") return trace.matchedRules.length > 0 ? { trace } : {};
+  return {
+    trace,
+    refused: ToolResult.error(`Permission to use ${tool.name} was denied: ${decision.reason}`, {
+      permission: decision.behavior,
+      rule: decision.rule?.rule,
+      permissionTrace: trace,
+    }),
+  };
 }

@@ -5,7 +5,24 @@ import type { McpServerConfig, Settings } from "../settings/types.js";
 /** A configured server after `${VAR}` expansion, or the reason it cannot be used. */
 export type ResolvedServer =
   | { name: string; ok: true; config: McpServerConfig; source: string }
-  | { name: string; ok: false; error: string; source: string; transport: "stdio" | "http" | "sse" };
+  | {
+      name: string;
+      ok: false;
+      error: string;
+      source: string;
+      transport: "stdio" | "http" | "sse";
+      /** Why it does not start when that is not a mistake: waiting for approval, or turned off. */
+      status?: "pending" | "disabled";
+    };
+
+/** What `cc-tools mcp-servers` and a refused call tell the user about a project server awaiting approval. */
+export function approvalHint(name: string): string {
+  return (
+    `project server "${name}" from .mcp.json starts only once approved: add "${name}" to ` +
+    `"enabledMcpjsonServers" in .claude/settings.local.json or ~/.claude/settings.json ` +
+    `(or set "enableAllProjectMcpServers": true there; "disabledMcpjsonServers" turns one off)`
+  );
+}
 
 /** Server names become part of tool names (`mcp__<server>__<tool>`), so they must stay in that alphabet. */
 const SERVER_NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -116,8 +133,25 @@ export function resolveServers(config: Settings, env: NodeJS.ProcessEnv = proces
     merged.set(name, { raw, source: "settings mcpServers" });
 
   const variables = { ...env, ...config.env };
+  const approval = config.mcpjsonApproval;
   const resolved = [...merged].map(([name, { raw, source }]): ResolvedServer => {
     const transport = raw && typeof raw === "object" ? transportOf(raw as Record<string, unknown>) : "stdio";
+    // A cloned repository's .mcp.json must not start programs before the user says so (as Claude Code).
+    if (source === projectFile) {
+      if (approval.disabled.includes(name)) {
+        return {
+          name,
+          ok: false,
+          source,
+          transport,
+          status: "disabled",
+          error: `turned off by disabledMcpjsonServers`,
+        };
+      }
+      if (!approval.enableAll && !approval.enabled.includes(name)) {
+        return { name, ok: false, source, transport, status: "pending", error: approvalHint(name) };
+      }
+    }
     if (!SERVER_NAME.test(name)) {
       return {
         name,

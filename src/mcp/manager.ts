@@ -278,7 +278,7 @@ export class McpClientManager implements McpManager {
       if (!server.ok) {
         this.invalid.push({
           name: server.name,
-          status: "failed",
+          status: server.status ?? "failed",
           transport: server.transport,
           error: server.error,
           toolCount: 0,

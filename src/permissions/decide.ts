@@ -4,6 +4,7 @@ import type { PermissionDecision, PermissionRuleEntry } from "../core/permission
 import type { PermissionMode } from "../core/permission-level.js";
 import type { SessionSlot } from "../core/session.js";
 import { sandboxAutoAllow } from "../sandbox/permission.js";
+import { hookScripts } from "./control-files.js";
 import { evaluatePermission } from "./evaluate.js";
 import { persistRule } from "./persist.js";
 import type { EvaluationInput } from "./types.js";
@@ -41,16 +42,29 @@ export const decideWithHost: PermissionDecider = async (ctx, tool, input, signal
     workingDir: ctx.workingDir,
     additionalDirectories: ctx.additionalDirectories,
     homeDir: homedir(),
+    agentType: ctx.agentType,
+    controlFiles: hookScripts(
+      Object.values(ctx.config.hooks).flatMap((matchers) =>
+        (matchers ?? []).flatMap((m) => m.hooks.map((h) => h.command)),
+      ),
+      ctx.config.projectDir,
+      homedir(),
+    ),
   };
   let decision = evaluatePermission(evaluation);
   decision = sandboxAutoAllow(ctx, tool, input, decision) ?? decision;
+  const { matchedRules } = decision;
   // A hook answers the question the mode would ask; deny and ask rules are the user's and still hold.
   const byAskRule = decision.behavior === "ask" && decision.rule !== undefined;
   if (hook?.decision === "allow" && decision.behavior !== "deny" && !byAskRule) {
-    return { behavior: "allow", reason: `allowed by a PreToolUse hook: ${hook.reason}` };
+    return { behavior: "allow", reason: `allowed by a PreToolUse hook: ${hook.reason}`, matchedRules };
   }
   if (hook?.decision === "ask" && decision.behavior === "allow") {
-    decision = { behavior: "ask", reason: `a PreToolUse hook asks for approval: ${hook.reason}` };
+    decision = {
+      behavior: "ask",
+      reason: `a PreToolUse hook asks for approval: ${hook.reason}`,
+      matchedRules,
+    };
   }
   if (decision.behavior === "deny" && ctx.permissionMode === "dontAsk" && decision.rule === undefined) {
     return namingTheRule(evaluation, decision);
@@ -64,8 +78,9 @@ export const decideWithHost: PermissionDecider = async (ctx, tool, input, signal
     if (consent?.decision.behavior === "ask") ({ decision, input: evaluation } = consent);
   }
 
-  const { suggestRules } = await import("./suggest.js");
+  const { suggestPrefixRules, suggestRules } = await import("./suggest.js");
   const suggestedRules = suggestRules(evaluation);
+  const prefixRules = suggestPrefixRules(evaluation, suggestedRules);
   const answer = await ctx.host.askPermission(
     {
       toolName: tool.name,
@@ -75,15 +90,22 @@ export const decideWithHost: PermissionDecider = async (ctx, tool, input, signal
       mode: ctx.permissionMode,
       reason: decision.reason,
       suggestedRules,
+      prefixRules,
       workingDir: ctx.workingDir,
     },
     signal,
   );
   if (answer.behavior === "deny") {
-    return { behavior: "deny", reason: answer.message ?? `${decision.reason}; the request was declined` };
+    return {
+      behavior: "deny",
+      reason: answer.message ?? `${decision.reason}; the request was declined`,
+      matchedRules,
+    };
   }
-  if (answer.scope !== "once") return await remember(ctx, suggestedRules, answer.scope);
-  return { behavior: "allow", reason: "allowed by the user (once)" };
+  if (answer.scope === "once")
+    return { behavior: "allow", reason: "allowed by the user (once)", matchedRules };
+  const remembered = answer.remember === "prefix" && prefixRules.length > 0 ? prefixRules : suggestedRules;
+  return { ...(await remember(ctx, remembered, answer.scope)), matchedRules };
 };
 
 async function remember(

@@ -68,6 +68,7 @@ function describeSubject(request: PermissionRequest): string {
 interface Choice {
   label: string;
   answer: "once" | "session" | "always" | "deny";
+  remember?: "prefix";
 }
 
 function choicesFor(request: PermissionRequest): Choice[] {
@@ -82,6 +83,13 @@ function choicesFor(request: PermissionRequest): Choice[] {
         answer: "always",
       },
     );
+  }
+  if (request.prefixRules.length > 0) {
+    choices.push({
+      label: `Always allow commands like this (saves ${request.prefixRules.join(", ")} to .claude/settings.local.json)`,
+      answer: "always",
+      remember: "prefix",
+    });
   }
   choices.push({ label: "Deny (you can say why)", answer: "deny" });
   return choices;
@@ -187,7 +195,13 @@ export function createTerminalHandler({
         output.write(`Please type a number from 1 to ${choices.length}.\n`);
         continue;
       }
-      if (choice.answer !== "deny") return { behavior: "allow", scope: choice.answer };
+      if (choice.answer !== "deny") {
+        return {
+          behavior: "allow",
+          scope: choice.answer,
+          ...(choice.remember ? { remember: choice.remember } : {}),
+        };
+      }
       output.write("Reason for the model (optional, Enter to skip): ");
       const feedback = (await reader.next(signal))?.trim();
       return {

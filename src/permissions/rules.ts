@@ -134,8 +134,24 @@ function parseSpecifier(tool: string, spec: string): ParsedRule | string {
   return { kind: "specifier", tool, spec, pattern: globToRegExp(spec) };
 }
 
-/** Parses a rule as written in settings or on the command line. */
+const parsedRules = new Map<string, RuleParse>();
+/** Distinct rule texts remembered; past this the memo starts over (rules come from a few settings files). */
+const MAX_REMEMBERED_RULES = 4096;
+
+/**
+ * Parses a rule as written in settings or on the command line. A rule's meaning depends on its text
+ * alone, so each distinct text is parsed (and a command rule's text split) once per process.
+ */
 export function parseRule(text: string): RuleParse {
+  const known = parsedRules.get(text);
+  if (known) return known;
+  const parsed = parseRuleText(text);
+  if (parsedRules.size >= MAX_REMEMBERED_RULES) parsedRules.clear();
+  parsedRules.set(text, parsed);
+  return parsed;
+}
+
+function parseRuleText(text: string): RuleParse {
   const fail = (why: string): RuleParse => ({
     ok: false,
     error: `Invalid permission rule "${text}": ${why}.`,

@@ -45,7 +45,7 @@ export interface SimpleCommand {
   literals: Array<string | undefined>;
   /** Files this command writes through `>`, `>>`, `>|`, `&>`, `<>` and friends (not /dev/null, not fd copies). */
   writes: string[];
-  /** Files it reads through `<` or `<>` whose names are literal. */
+  /** Files it reads through `<` or `<>`: literal names, or the word as written when only known at run time. */
   reads: string[];
 }
 
@@ -743,6 +743,10 @@ class BashParser {
       set({ kind: "anonymous" });
       return true;
     }
+    // Bash takes a quoted word after <& or >& (`>&3-""`) for a file name, not a descriptor: too subtle to model.
+    if ((op === "<&" || op === ">&") && target.raw !== target.value) {
+      refuse(`the quoted target ${target.raw} of a "${op}" redirection`);
+    }
     const copy = op === "<&" || op === ">&" ? FD_COPY.exec(target.value) : null;
     if ((op === "<&" || op === ">&") && (target.expanded || (!copy && target.value !== "-"))) {
       if (op === "<&" || fdText !== undefined || target.expanded)
@@ -760,6 +764,9 @@ class BashParser {
     }
     if (target.expanded || target.pattern) {
       if (input) {
+        // Reported as written (`$F`, `*.env`): the evaluator must not take it for a literal name, and asks
+        // or expands it against Read rules.
+        command.reads.push(target.raw);
         set({ kind: "unknown" });
         return true;
       }

@@ -1,4 +1,5 @@
 import { canonicalPath, expandTilde } from "../fs/canonical.js";
+import { commandPrefix } from "./command-arity.js";
 import { evaluatePermission } from "./evaluate.js";
 import { escapePathPattern } from "./paths.js";
 import { splitPowerShell } from "./powershell-split.js";
@@ -82,4 +83,30 @@ export function suggestRules(input: EvaluationInput): string[] {
     if (allowsWith(input, without)) kept = without;
   }
   return kept;
+}
+
+/**
+ * Beside the exact rules, one broader set a person may prefer to remember: the exact suggestion with each
+ * command rule replaced by its prefix rule from the arity table (`Bash(npm run dev --port 3)` →
+ * `Bash(npm run dev:*)`), checked like the exact ones. Empty when no part has a safe prefix (see
+ * command-arity.ts: never a prefix that allows anything) or when the broader set would not allow the call.
+ */
+export function suggestPrefixRules(input: EvaluationInput, exact: readonly string[]): string[] {
+  const { subject } = input;
+  if (subject.kind !== "command" || exact.length === 0) return [];
+  const tool = SHELL_RULE[subject.shell];
+  let widened = false;
+  const rules = exact.map((rule) => {
+    if (!rule.startsWith(`${tool}(`)) return rule;
+    const text = rule.slice(tool.length + 1, -1);
+    const split = subject.shell === "bash" ? splitBash(text) : splitPowerShell(text);
+    const part = split.ok && split.commands.length === 1 ? split.commands[0]! : undefined;
+    const prefix = part && part.assignments.length === 0 ? commandPrefix(part.words) : undefined;
+    if (!prefix) return rule;
+    widened = true;
+    return `${tool}(${prefix.join(" ")}:*)`;
+  });
+  const unique = [...new Set(rules)];
+  if (!widened || unique.some((rule) => validateRule(rule) !== undefined)) return [];
+  return allowsWith(input, unique) ? unique : [];
 }

@@ -23,4 +23,8 @@ export interface EvaluationInput {
   workingDir: string;
   additionalDirectories: readonly string[];
   homeDir: string;
+  /** The sub-agent type making the call; undefined for the main session. Picks the agent-scoped rules. */
+  agentType?: string;
+  /** More files that decide what runs (the hook scripts settings name): writing one is a control write. */
+  controlFiles?: readonly string[];
 }

@@ -34,12 +34,22 @@ export function currentDir(ctx: ToolContext): string {
   return ctx.session.get(shellCwdSlot).dir ?? ctx.workingDir;
 }
 
+/**
+ * Where the next command will start: the remembered directory while it exists and is allowed, else the
+ * workspace. Permission checks judge a command here, at the directory startingDir will really use, never
+ * at a remembered one that was removed (the command would run, and write, elsewhere).
+ */
+export function nextCommandDir(ctx: ToolContext): string {
+  const dir = ctx.session.get(shellCwdSlot).dir;
+  return dir !== undefined && existsSync(dir) && isAllowedDir(ctx, dir) ? dir : ctx.workingDir;
+}
+
 /** Where the next command starts, and a note when the remembered directory had to be given up. */
 export function startingDir(ctx: ToolContext): { dir: string; note?: string } {
   const state = ctx.session.get(shellCwdSlot);
   const dir = state.dir;
   if (dir === undefined) return { dir: ctx.workingDir };
-  if (existsSync(dir) && isAllowedDir(ctx, dir)) return { dir };
+  if (nextCommandDir(ctx) === dir) return { dir };
   state.dir = undefined;
   return {
     dir: ctx.workingDir,

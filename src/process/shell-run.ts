@@ -8,7 +8,7 @@ import { type Launch, sandboxLaunch } from "../sandbox/launch.js";
 import { type RunningTask, type TaskStatus, taskStoreSlot } from "../tasks/store.js";
 import { OutputCapture, type OutputSnapshot } from "./capture.js";
 import { currentDir, settleDir, startingDir } from "./cwd.js";
-import { childEnv } from "./env.js";
+import { modelCommandEnv } from "./env.js";
 import { groupWaitsForInput } from "./input-wait.js";
 import { reportProgressWhileRunning } from "./progress.js";
 import { leftInFullScreen, promptLine, STALL_QUIET_MS } from "./prompt.js";
@@ -59,7 +59,7 @@ const MAX_ARGUMENT_COMMAND_BYTES = 100_000;
  * installed. `cleanup` removes the script file a long command was written to.
  */
 function prepare({ adapter, command, ctx }: ShellCommand) {
-  const env = childEnv(ctx.config.env);
+  const env = modelCommandEnv(ctx.config.env, ctx.config.envPassthrough);
   const executable = locateExecutable(adapter.executable, env.PATH);
   if (!executable) throw new ToolError(adapter.missingHint, { beforeRun: true });
   if (Buffer.byteLength(command) <= MAX_ARGUMENT_COMMAND_BYTES) {

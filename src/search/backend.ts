@@ -1,4 +1,5 @@
-import { resolve } from "node:path";
+import { isAbsolute, resolve, sep } from "node:path";
+import type { SearchRestriction } from "../permissions/read-restriction.js";
 import { builtinBackend } from "./builtin-backend.js";
 import type { FileQuery, SearchBackend } from "./query.js";
 import { ripgrepBackend } from "./rg-backend.js";
@@ -11,28 +12,52 @@ export async function searchBackend(): Promise<SearchBackend> {
 }
 
 export interface HidingBackend extends SearchBackend {
-  /** How many distinct files were left out so far. */
+  /** How many distinct files a listing (newestFiles) left out so far. */
   readonly hiddenCount: number;
+  /** Permission rules restrict what this backend reads. */
+  readonly restricted: true;
 }
 
 /**
- * A backend whose results leave out the files `hide` names (by absolute path): the files permission
- * rules forbid reading, which a directory-wide search would otherwise show.
+ * A backend that leaves out the files permission rules forbid reading, which a directory-wide search would
+ * otherwise show. They are left out before anything is read (rg gets them as exclude globs, the built-in
+ * search skips them in its walk), so whether one matches the pattern changes nothing in the result; the
+ * results are filtered again by `restriction.hides`, which judges what the globs do not express.
  */
-export function hidingFiles(backend: SearchBackend, hide: (absolutePath: string) => boolean): HidingBackend {
+export function hidingFiles(backend: SearchBackend, restriction: SearchRestriction): HidingBackend {
   const hidden = new Set<string>();
-  const visible = (query: FileQuery) => (path: string) => {
-    if (!hide(resolve(query.cwd, path))) return true;
-    hidden.add(path);
-    return false;
+  // One test per query, applied to every listed display path (relative to cwd, or absolute).
+  const test = (query: FileQuery) => {
+    const hides = restriction.below(query.root);
+    const cwd = query.cwd.endsWith(sep) ? query.cwd : query.cwd + sep;
+    return (path: string) =>
+      hides(isAbsolute(path) || path.startsWith(".") ? resolve(query.cwd, path) : cwd + path);
   };
-  const filtered = <Q extends FileQuery>(query: Q): Q => {
-    const { onPath } = query;
-    const shown = visible(query);
-    return onPath ? { ...query, onPath: (path: string) => shown(path) && onPath(path) } : query;
+  const visible = (query: FileQuery) => {
+    const hides = test(query);
+    return (path: string) => {
+      if (!hides(path)) return true;
+      hidden.add(path);
+      return false;
+    };
+  };
+  const searched = (query: FileQuery) => {
+    const hides = test(query);
+    return (path: string) => !hides(path);
+  };
+  const before = <Q extends FileQuery>(query: Q): Q => {
+    const shown = searched(query);
+    const { onPath, exclude } = query;
+    return {
+      ...query,
+      deniedGlobs: query.rootIsFile ? [] : restriction.excludeGlobs(query.root),
+      exclude: (path: string) => !shown(path) || (exclude?.(path) ?? false),
+      ...(onPath ? { onPath: (path: string) => shown(path) && onPath(path) } : {}),
+    };
   };
   return {
     name: backend.name,
+    restricted: true,
     get hiddenCount() {
       return hidden.size;
     },
@@ -43,27 +68,38 @@ export function hidingFiles(backend: SearchBackend, hide: (absolutePath: string)
         limit,
       );
     },
-    matchingFiles: async (query) => (await backend.matchingFiles(filtered(query))).filter(visible(query)),
-    countMatches: async (query) =>
-      (await backend.countMatches(filtered(query))).filter(([path]) => visible(query)(path)),
+    matchingFiles: async (query) => (await backend.matchingFiles(before(query))).filter(searched(query)),
+    countMatches: async (query) => {
+      const shown = searched(query);
+      return (await backend.countMatches(before(query))).filter(([path]) => shown(path));
+    },
     async matchingLines(query) {
-      const result = await backend.matchingLines(filtered(query));
-      return { ...result, files: result.files.filter((file) => visible(query)(file.path)) };
+      const result = await backend.matchingLines(before(query));
+      const shown = searched(query);
+      return { ...result, files: result.files.filter((file) => shown(file.path)) };
     },
   };
 }
 
-/** The search backend for a call, leaving out what `hide` names when there is anything to hide. */
+/** The search backend for a call, leaving out what `restriction` covers when there is anything to hide. */
 export async function searchBackendHiding(
-  hide: ((absolutePath: string) => boolean) | undefined,
-): Promise<SearchBackend & { readonly hiddenCount?: number }> {
+  restriction: SearchRestriction | undefined,
+): Promise<SearchBackend & { readonly hiddenCount?: number; readonly restricted?: true }> {
   const backend = await searchBackend();
-  return hide ? hidingFiles(backend, hide) : backend;
+  return restriction ? hidingFiles(backend, restriction) : backend;
 }
 
-/** The note a search adds when permission rules kept files out of its results. */
+/** Glob's note when permission rules kept files out of a listing (names only: a listing reads no content). */
 export function hiddenNote(backend: { readonly hiddenCount?: number }): string {
   const count = backend.hiddenCount ?? 0;
   if (count === 0) return "";
   return `\n\n(${count} ${count === 1 ? "file was" : "files were"} left out: permission rules deny or restrict reading ${count === 1 ? "it" : "them"}.)`;
+}
+
+/**
+ * Grep's note under Read deny or ask rules. The same words whatever the pattern and whatever the files
+ * hold, so the note cannot tell anyone whether a left-out file matches.
+ */
+export function unsearchedNote(backend: { readonly restricted?: true }): string {
+  return backend.restricted ? "\n\n(Files covered by Read deny or ask rules were not searched.)" : "";
 }

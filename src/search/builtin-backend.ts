@@ -47,6 +47,8 @@ async function eachText(
     return true;
   };
   for await (const file of walkFiles(query, typeTest)) {
+    // Files permission rules forbid reading are never opened.
+    if (query.exclude?.(displayPath(query.cwd, file))) continue;
     batch.push(file);
     if (batch.length >= READ_CONCURRENCY && !(await flush())) return false;
   }

@@ -29,8 +29,13 @@ export interface FileQuery {
   onProgress?(filesSoFar: number): void;
   /** Called with each path as soon as it is found (matchingFiles), to overlap work. */
   onPath?(path: string): void;
-  /** Display paths to leave out entirely (files permission rules forbid reading): not shown, not counted. */
+  /**
+   * Display paths to leave out entirely (files permission rules forbid reading): not shown, not counted,
+   * and for a content search never opened.
+   */
   exclude?(path: string): boolean;
+  /** The same files as exclude globs for ripgrep (`!glob`, relative to root), so rg never opens them. */
+  deniedGlobs?: readonly string[];
 }
 
 export interface GrepQuery extends FileQuery {

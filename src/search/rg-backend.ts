@@ -32,6 +32,8 @@ function baseArgs(query: FileQuery): string[] {
   for (const glob of query.globs) args.push("--glob", glob);
   // After the caller's globs: rg lets the last matching glob win, and VCS internals must stay out.
   for (const dir of VCS_DIRS) args.push("--glob", `!${dir}`);
+  // Last: files permission rules forbid reading stay out whatever the caller's globs include.
+  for (const glob of query.deniedGlobs ?? []) args.push("--glob", glob);
   return args;
 }
 

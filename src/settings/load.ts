@@ -122,14 +122,28 @@ function applyFile(
   // `/path` rules are relative to the directory that holds .claude/: the project, or home for user settings.
   const root = location.scope === "user" ? dirname(userConfigDir()) : projectDir;
   const source: RuleSource = { scope: location.scope, file: where, root };
-  for (const behavior of ["deny", "ask", "allow"] as RuleBehavior[]) {
-    for (const rule of expectStrings(permissions[behavior], `permissions.${behavior}`, where)) {
-      // A rule that cannot be parsed would be ignored; for a deny rule that silently allows what the
-      // user meant to forbid, so it stops loading instead.
-      const problem = validateRule(rule);
-      if (problem) throw new SettingsError(`${where}: permissions.${behavior}: ${problem}`);
-      settings.rules.push({ rule, behavior, source } satisfies PermissionRuleEntry);
+  const addRules = (lists: Record<string, unknown>, key: string, agent?: string) => {
+    for (const behavior of ["deny", "ask", "allow"] as RuleBehavior[]) {
+      for (const rule of expectStrings(lists[behavior], `${key}.${behavior}`, where)) {
+        // A rule that cannot be parsed would be ignored; for a deny rule that silently allows what the
+        // user meant to forbid, so it stops loading instead.
+        const problem = validateRule(rule);
+        if (problem) throw new SettingsError(`${where}: ${key}.${behavior}: ${problem}`);
+        settings.rules.push({
+          rule,
+          behavior,
+          source,
+          ...(agent ? { agent } : {}),
+        } satisfies PermissionRuleEntry);
+      }
     }
+  };
+  addRules(permissions, "permissions");
+  // `permissions.agents.<type>.{allow,ask,deny}`: rules for the calls of one sub-agent type only.
+  for (const [agent, lists] of Object.entries(
+    expectObject(permissions.agents, "permissions.agents", where),
+  )) {
+    addRules(expectObject(lists, `permissions.agents.${agent}`, where), `permissions.agents.${agent}`, agent);
   }
   const dirs = expectStrings(permissions.additionalDirectories, "permissions.additionalDirectories", where);
   settings.additionalDirectories.push(...dirs.map((d) => (d.startsWith("~") ? d : resolve(root, d))));
@@ -155,6 +169,18 @@ function applyFile(
   }
   applySandbox(settings.sandbox, file.sandbox, where, root);
   Object.assign(settings.env, expectObject(file.env, "env", where));
+  settings.envPassthrough.push(...expectStrings(file.shellEnvPassthrough, "shellEnvPassthrough", where));
+  const enabled = expectStrings(file.enabledMcpjsonServers, "enabledMcpjsonServers", where);
+  const disabled = expectStrings(file.disabledMcpjsonServers, "disabledMcpjsonServers", where);
+  const enableAll = file.enableAllProjectMcpServers;
+  if (enableAll !== undefined && typeof enableAll !== "boolean")
+    throw new SettingsError(`${where}: "enableAllProjectMcpServers" must be true or false.`);
+  // Approvals are the user's: a repository's shared settings cannot approve the servers it ships.
+  if (location.scope !== "project") {
+    settings.mcpjsonApproval.enabled.push(...enabled);
+    settings.mcpjsonApproval.disabled.push(...disabled);
+    if (enableAll !== undefined) settings.mcpjsonApproval.enableAll = enableAll;
+  }
   Object.assign(
     settings.mcpServers,
     expectObject(file.mcpServers, "mcpServers", where) as Record<string, McpServerConfig>,

@@ -67,6 +67,7 @@ describe("Host", () => {
         mode: "default",
         reason: "needs approval",
         suggestedRules: ["Bash(ls)"],
+        prefixRules: [],
         workingDir: "/",
       },
       new AbortController().signal,

@@ -113,6 +113,24 @@ describe("cc-tools CLI", () => {
     expect(JSON.parse(piped.stdout)).toMatchObject({ isError: false });
   });
 
+  it("shows the permission trace in --json: the decision and every rule that matched", () => {
+    const { dir, env } = workspace();
+    const input = JSON.stringify({ command: "echo hi && git status" });
+    const result = cli(
+      ["run", "Bash", input, "--json", "--allow", "Bash(echo:*)", "--allow", "Bash(git status)"],
+      {
+        cwd: dir,
+        env,
+      },
+    );
+    const trace = JSON.parse(result.stdout).metadata.permissionTrace;
+    expect(trace.behavior).toBe("allow");
+    expect(trace.matchedRules.map((r: { rule: string }) => r.rule)).toEqual([
+      "Bash(echo:*)",
+      "Bash(git status)",
+    ]);
+  });
+
   it("says that a background task ends with the one-shot command", () => {
     const { dir, env } = workspace();
     const input = JSON.stringify({ command: "sleep 30", run_in_background: true });

@@ -34,8 +34,14 @@ function setUp() {
   return { env };
 }
 
+/** A project .mcp.json, approved by the user (project servers start only once approved). */
 function mcpJson(dir: string, servers: Record<string, unknown>): void {
   writeFileSync(join(dir, ".mcp.json"), JSON.stringify({ mcpServers: servers }));
+  mkdirSync(join(dir, ".claude"), { recursive: true });
+  writeFileSync(
+    join(dir, ".claude", "settings.local.json"),
+    JSON.stringify({ enableAllProjectMcpServers: true }),
+  );
 }
 
 async function connectStdio(dir: string, env: Record<string, string>, command = "cc-tools") {

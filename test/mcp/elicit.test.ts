@@ -11,6 +11,7 @@ function request(toolName: string, input: unknown, subject: PermissionRequest["s
     mode: "default",
     reason: "it needs approval",
     suggestedRules: [],
+    prefixRules: [],
     workingDir: "/w",
   };
 }

@@ -32,10 +32,33 @@ describe.each(MODES)("Read rules also hold for directory-wide searches ($mode)",
         const text = ToolResult.text(await runTool("Grep", { pattern: "SECRET", output_mode }, ctx));
         expect(text).not.toMatch(/hunter2|nested|\.env/);
         expect(text).toContain("notes.txt");
-        expect(text).toContain("2 files were left out: permission rules deny or restrict reading them.");
+        expect(text).toContain("(Files covered by Read deny or ask rules were not searched.)");
       }
     },
   );
+
+  it("says the same whether or not a denied file matches: Grep is no oracle on its content", async () => {
+    const ctx = setup("Read(.env)");
+    const outputs = new Set<string>();
+    // hunter2 is in the denied .env only; notes.txt holds neither guess.
+    for (const pattern of ["hunter2", "hunter3", "SECRET=h", "SECRET=x"]) {
+      for (const output_mode of ["content", "files_with_matches", "count"]) {
+        const text = ToolResult.text(await runTool("Grep", { pattern, output_mode }, ctx));
+        outputs.add(`${output_mode}: ${text}`);
+      }
+    }
+    expect(outputs.size).toBe(3);
+    for (const text of outputs) expect(text).not.toMatch(/hunter2|\.env/);
+  });
+
+  it("leaves denied files out when the search is narrowed by a glob that names them", async () => {
+    const ctx = setup("Read(./sub/**)");
+    const text = ToolResult.text(
+      await runTool("Grep", { pattern: "SECRET", glob: "**/.env", output_mode: "content" }, ctx),
+    );
+    expect(text).not.toContain("nested");
+    expect(text).toContain("hunter2");
+  });
 
   it("Glob does not list them", async () => {
     const ctx = setup("Read(.env)");

@@ -189,12 +189,23 @@ describe("splitBash: assignments and redirections", () => {
     ["cat 0< ~/.ssh/id_rsa", ["~/.ssh/id_rsa"]],
     ["cmd <> rw", ["rw"]],
     ["cat < '~/x'", ["./~/x"]],
-    ['cat < "$HOME/x"', []],
+    ['cat < "$HOME/x"', ['"$HOME/x"']],
+    ["cat < *.env", ["*.env"]],
+    ['echo "$(< .env)"', [".env"]],
+    ["x=$(< .env)", [".env"]],
     ["cat <<< 'here'", []],
     ["cat <&3", []],
   ])("%j reads %j", (command, expected) => {
     const split = splitBash(command);
     expect(split.ok && split.commands.flatMap((c) => c.reads)).toEqual(expected);
+  });
+
+  it("refuses a quoted word after <& or >&, which bash takes for a file name (found by the fuzzer)", () => {
+    // `>&3-""` creates a file named 3- in bash; read as a descriptor copy it would be an unseen write.
+    expect(splitBash('>&3-""').ok).toBe(false);
+    expect(splitBash('pb \n >&3-"" >&3-').ok).toBe(false);
+    expect(splitBash('echo x >&"2"').ok).toBe(false);
+    expect(splitBash("echo x >&2").ok).toBe(true);
   });
 
   it("does not count a redirection as a word of the command", () => {

@@ -211,6 +211,7 @@ function request(overrides: Partial<PermissionRequest> = {}): PermissionRequest 
     mode: "default",
     reason: "`rm x` is not covered by any allow rule",
     suggestedRules: ["Bash(rm x)"],
+    prefixRules: [],
     workingDir: "/w",
     ...overrides,
   };

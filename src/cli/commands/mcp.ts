@@ -222,10 +222,17 @@ async function listServers(flags: { cwd?: string; json?: boolean }): Promise<voi
   await manager?.close();
   if (flags.json) process.stdout.write(`${JSON.stringify({ servers: statuses, tools }, null, 2)}\n`);
   else printStatuses(statuses);
-  // A skipped server (cc-tools itself) is the configuration working as meant, not a failure.
-  process.exitCode = statuses.some((s) => s.status !== "connected" && s.status !== "skipped")
-    ? EXIT_TOOL_ERROR
-    : 0;
+  const waiting = statuses.filter((s) => s.status === "pending");
+  if (waiting.length > 0 && !flags.json) {
+    process.stdout.write(
+      `\n${waiting.length} project server${waiting.length === 1 ? "" : "s"} from .mcp.json ${waiting.length === 1 ? "is" : "are"} waiting for approval (${waiting.map((s) => s.name).join(", ")}).\n` +
+        'Approve in .claude/settings.local.json (this project, this user) or ~/.claude/settings.json: {"enabledMcpjsonServers": ["name"]},\n' +
+        'or {"enableAllProjectMcpServers": true}. {"disabledMcpjsonServers": ["name"]} turns one off. The shared .claude/settings.json cannot approve.\n',
+    );
+  }
+  // Waiting, turned-off and skipped (cc-tools itself) servers are the configuration working as meant.
+  const failed = statuses.some((s) => !["connected", "pending", "disabled", "skipped"].includes(s.status));
+  process.exitCode = failed ? EXIT_TOOL_ERROR : 0;
 }
 
 export function registerMcp(program: Command): void {

@@ -1,10 +1,11 @@
+import { fileURLToPath } from "node:url";
 import * as z from "zod";
 import { errorMessage, ToolError } from "../../core/errors.js";
 import type { McpManager } from "../../core/mcp-manager.js";
 import { PermissionLevel } from "../../core/permission-level.js";
 import type { ContentBlock } from "../../core/result.js";
 import { ToolResult } from "../../core/result.js";
-import { defineTool } from "../../core/tool.js";
+import { defineTool, type PermissionSubject } from "../../core/tool.js";
 import { ToolName } from "../../core/tool-names.js";
 import { fromResourceContents } from "../../mcp/content.js";
 import { requireMcpManager } from "./manager.js";
@@ -28,6 +29,20 @@ async function whatExists(manager: McpManager, server: string, signal: AbortSign
   }
 }
 
+/**
+ * What reading a resource touches: a `file://` URI names a file on this machine, which the server hands
+ * out, so it is judged as a Read of that file (Read deny rules, asking outside the workspace). A file URI
+ * that names no local path (another host, malformed) is judged as reading `/`: outside any workspace.
+ */
+export function resourceSubject(uri: string): PermissionSubject {
+  if (!/^file:/i.test(uri.trim())) return { kind: "none" };
+  try {
+    return { kind: "path", path: fileURLToPath(new URL(uri.trim())), access: "read" };
+  } catch {
+    return { kind: "path", path: "/", access: "read" };
+  }
+}
+
 /** An error message ending in a full stop, so advice can follow it. */
 const sentence = (text: string) => (/[.!?]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`);
 
@@ -41,6 +56,7 @@ export const readMcpResource = defineTool({
     server: z.string().describe("The MCP server's name"),
     uri: z.string().describe("The resource URI, as ListMcpResources shows it"),
   }),
+  permissionSubject: ({ uri }) => resourceSubject(uri),
   async execute({ server, uri }, ctx) {
     const manager = requireMcpManager(ctx);
     let contents: Awaited<ReturnType<typeof manager.readResource>>;

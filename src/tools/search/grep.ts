@@ -5,7 +5,7 @@ import { ToolResult } from "../../core/result.js";
 import { defineTool } from "../../core/tool.js";
 import { ToolName } from "../../core/tool-names.js";
 import { hiddenFromSearch } from "../../permissions/read-restriction.js";
-import { hiddenNote, searchBackendHiding } from "../../search/backend.js";
+import { searchBackendHiding, unsearchedNote } from "../../search/backend.js";
 import { contentPage, formatCounts, formatFiles, type Page, pageNote } from "../../search/format.js";
 import { NewestFirst } from "../../search/mtime.js";
 import type { GrepQuery, SearchBackend } from "../../search/query.js";
@@ -111,7 +111,7 @@ async function skippedNote(backend: SearchBackend, query: GrepQuery, signal: Abo
 async function execute(input: Input, ctx: ToolCallContext): Promise<ToolResult> {
   const backend = await searchBackendHiding(hiddenFromSearch(ctx, "Grep"));
   const result = await search(input, ctx, backend);
-  const note = hiddenNote(backend);
+  const note = unsearchedNote(backend);
   const [first, ...rest] = result.content;
   if (!note || first?.type !== "text") return result;
   return { ...result, content: [{ ...first, text: first.text + note }, ...rest] };

@@ -7,7 +7,7 @@ import { TOOL_CALL_DEADLINE_MS } from "../../core/limits.js";
 import { PermissionLevel } from "../../core/permission-level.js";
 import { ToolResult } from "../../core/result.js";
 import { defineTool } from "../../core/tool.js";
-import { currentDir } from "../../process/cwd.js";
+import { nextCommandDir } from "../../process/cwd.js";
 import { STALL_QUIET_MS } from "../../process/prompt.js";
 import { renderOutput } from "../../process/render.js";
 import { type ForegroundResult, runForeground, startBackground } from "../../process/shell-run.js";
@@ -202,7 +202,7 @@ export function defineShellTool(adapter: ShellAdapter, description: string) {
       kind: "command",
       command: input.command,
       shell: adapter.kind,
-      cwd: currentDir(ctx),
+      cwd: nextCommandDir(ctx),
     }),
     async execute(input, ctx) {
       if (input.command.trim() === "") throw new InputError("command is empty; pass the command to run.");
