@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { type Command, InvalidArgumentError } from "commander";
+import { installCrashGuard } from "../../core/crash-guard.js";
 import type { McpServerStatus } from "../../core/mcp-manager.js";
 import type { ContextFactory } from "../../mcp/server.js";
 import type { StdioConnection } from "../../mcp/stdio-connection.js";
@@ -39,6 +40,7 @@ function usageError(command: string, message: string): void {
  * while the SDK, the executor and the tools load; the heavy modules load only after that.
  */
 async function serve(flags: ServeFlags): Promise<void> {
+  installCrashGuard("cc-tools mcp");
   const token = flags.token ?? process.env.CC_TOOLS_TOKEN;
   const workingDir = resolve(flags.cwd ?? process.cwd());
   const { loadSettings, SettingsError } = await import("../../settings/load.js");
