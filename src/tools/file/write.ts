@@ -50,7 +50,7 @@ export const writeTool = defineTool({
       }
       const bytes = encodeText(input.content, format);
       const view = viewOf(input.content);
-      notes.push(await writeAndRecord(ctx, target, bytes, view, { createParents: true }));
+      notes.push(await writeAndRecord(ctx, target, current, bytes, view, { createParents: true }));
       const lines = lineCount(view);
       const verb = current ? "Updated" : "Created";
       const text = [`${verb} ${path} (${lines} ${lines === 1 ? "line" : "lines"}).`, ...notes]
