@@ -8,6 +8,7 @@ import {
 import { isInitializeRequest } from "@modelcontextprotocol/server";
 import { log } from "../core/log.js";
 import type { McpManager } from "../core/mcp-manager.js";
+import { envelopeError, INVALID_REQUEST } from "./jsonrpc.js";
 import { type ContextFactory, createToolSession, type ToolSession } from "./server.js";
 
 /** Largest request body accepted; tools/call limits its arguments further. */
@@ -70,6 +71,31 @@ function toolCallIds(body: unknown): Array<string | number> {
     const { method, id } = (m ?? {}) as { method?: unknown; id?: unknown };
     return method === "tools/call" && (typeof id === "string" || typeof id === "number") ? [id] : [];
   });
+}
+
+/**
+ * Answers a body holding a malformed JSON-RPC message with the error the spec names (see jsonrpc.ts), with
+ * HTTP 400, before the SDK sees it; true when it did.
+ */
+function refuseMalformed(res: ServerResponse, body: unknown): boolean {
+  const messages = Array.isArray(body) ? body : [body];
+  for (const message of messages) {
+    const invalid =
+      message === null || typeof message !== "object" || Array.isArray(message)
+        ? {
+            jsonrpc: "2.0",
+            id: null,
+            error: { code: INVALID_REQUEST, message: "Invalid Request: not an object." },
+          }
+        : envelopeError(message as Record<string, unknown>);
+    if (!invalid) continue;
+    log.warn(`MCP HTTP: refused a malformed message: ${invalid.error.message}`);
+    const { jsonrpc, id, error } = invalid;
+    res.writeHead(400, { "content-type": "application/json" });
+    res.end(JSON.stringify({ jsonrpc, id, error }));
+    return true;
+  }
+  return false;
 }
 
 function tokenMatches(req: IncomingMessage, token: string): boolean {
@@ -191,6 +217,7 @@ export async function serveToolsOverHttp(
     }
     const parsed = await readBody(req);
     if (!parsed.ok) return sendJsonError(res, parsed.status, parsed.message, { code: parsed.code });
+    if (refuseMalformed(res, parsed.body)) return;
     if (existing) return serveInSession(existing, req, res, parsed.body);
     if (sessionId)
       return sendJsonError(res, 404, "Unknown Mcp-Session-Id: the session ended; initialize a new one.");
