@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { lstat, readdir, rmdir, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
+import { processAlive } from "../core/pid.js";
 
 /**
  * The files a write creates beside the file it writes: a temp file (renamed over the target) and a lock
@@ -48,15 +49,6 @@ export function lockPath(target: string): string {
   return join(dirname(target), hiddenSibling(target, LOCK_SUFFIX));
 }
 
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 /**
  * Removes what killed writers left in `dir`: temp files whose writer's pid is gone or that are older than
  * STALE_TEMP_MS (a pid can be reused), and lock directories not refreshed for LOCK_STALE_MS. Best effort.
@@ -74,7 +66,8 @@ export async function sweepLeftovers(dir: string): Promise<void> {
     const age = now - info.mtimeMs;
     if (temp && info.isFile()) {
       const pid = Number(temp[1]);
-      if (pid !== process.pid && (!isAlive(pid) || age > STALE_TEMP_MS)) await unlink(path).catch(() => {});
+      if (pid !== process.pid && (!processAlive(pid) || age > STALE_TEMP_MS))
+        await unlink(path).catch(() => {});
     } else if (lock && info.isDirectory() && age > LOCK_STALE_MS) {
       // rmdir, not rm -r: a lock is an empty directory, so anything else of that name is left alone.
       await rmdir(path).catch(() => {});
