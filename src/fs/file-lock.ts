@@ -1,21 +1,27 @@
-import lockfile from "proper-lockfile";
+import { randomBytes } from "node:crypto";
+import { rmdirSync } from "node:fs";
+import { mkdir, rename, rmdir, stat, utimes } from "node:fs/promises";
 import { InputError } from "../core/errors.js";
 import { LOCK_STALE_MS, lockPath } from "./siblings.js";
 
 /**
  * Serialises work on one file, within this process and across processes. Inside the process, calls on
  * one path queue up (two sessions in one MCP server included). Across processes, an advisory lock beside
- * the file (`.<name>.cc-tools-lock`, a directory made with mkdir, which is atomic, via proper-lockfile)
+ * the file (`.<name>.cc-tools-lock`, a directory: mkdir is atomic on every local and network file system)
  * keeps two cc-tools processes from interleaving a read-modify-rename of the same file. Git never tracks an
- * empty directory, and the lock exists only while a write runs.
+ * empty directory, and the lock exists only while a write runs; the process removes it on exit.
  *
- * A lock left by a killed process goes stale: the holder refreshes its mtime every LOCK_UPDATE_MS, and a
- * lock untouched for LOCK_STALE_MS is taken over. Writers that do not take the lock (an editor, a script)
- * are not stopped by it; the re-check of the content just before the rename (see guard.ts) catches them.
+ * A lock left by a killed process goes stale: the holder refreshes its mtime every LOCK_REFRESH_MS, and a
+ * lock untouched for LOCK_STALE_MS is taken over, by renaming it away first, so two processes that both
+ * see it stale cannot both take it. Writers that do not take the lock (an editor, a script) are not
+ * stopped by it; the re-check of the content around the rename (see tools/file/guard.ts) catches them.
+ *
+ * (proper-lockfile does the same, but installs signal handlers on import that keep a host from dying of
+ * the signals it does not handle itself.)
  */
 
-/** How often a held lock's mtime is refreshed (at most half of LOCK_STALE_MS). */
-const LOCK_UPDATE_MS = 2_000;
+/** How often a held lock's mtime is refreshed. */
+const LOCK_REFRESH_MS = 2_000;
 /** Longest wait for another process's lock before a clear error. */
 const LOCK_WAIT_MS = 30_000;
 /** Pauses between attempts grow from the first to the longest. */
@@ -24,60 +30,114 @@ const LOCK_RETRY_MAX_MS = 200;
 /** Errors that mean no lock can be made beside this file; the write itself then reports what is wrong. */
 const UNLOCKABLE = new Set(["ENOENT", "ENOTDIR", "EACCES", "EPERM", "EROFS"]);
 
-const tails = new Map<string, Promise<unknown>>();
-/** Files whose cross-process lock this process holds, with why it was lost, if it was. */
-const held = new Map<string, { lost?: Error }>();
+interface HeldLock {
+  dir: string;
+  /** The directory's inode: a lock taken over by another process is a new directory of the same name. */
+  ino: number;
+  refresh: NodeJS.Timeout;
+  /** Why the lock was lost (its directory vanished or was taken over), if it was. */
+  lost?: string;
+}
 
-/** One attempt; ELOCKED when another process holds a fresh lock. */
-function tryLock(path: string, state: { lost?: Error }): Promise<() => Promise<void>> {
-  return lockfile.lock(path, {
-    realpath: false,
-    lockfilePath: lockPath(path),
-    stale: LOCK_STALE_MS,
-    update: LOCK_UPDATE_MS,
-    retries: 0,
-    // Without this the library throws from a timer; the write checks `lost` before its rename instead.
-    onCompromised: (error) => {
-      state.lost = error;
-    },
-  });
+const tails = new Map<string, Promise<unknown>>();
+/** Cross-process locks this process holds, by the path of the file they guard. */
+const held = new Map<string, HeldLock>();
+let exitHandlerInstalled = false;
+
+function removeHeldLocksNow(): void {
+  for (const lock of held.values()) {
+    try {
+      rmdirSync(lock.dir);
+    } catch {
+      // already gone
+    }
+  }
+}
+
+function errorCode(error: unknown): string {
+  return (error as NodeJS.ErrnoException).code ?? "";
+}
+
+/** Takes a stale lock out of the way; only one of several processes that saw it stale succeeds. */
+async function breakStale(dir: string): Promise<void> {
+  const info = await stat(dir).catch(() => undefined);
+  if (!info || Date.now() - info.mtimeMs <= LOCK_STALE_MS) return;
+  const aside = `${dir}.${randomBytes(4).toString("hex")}.stale`;
+  if (
+    await rename(dir, aside).then(
+      () => true,
+      () => false,
+    )
+  )
+    await rmdir(aside).catch(() => {});
+}
+
+/** One attempt: the lock, or undefined when another process holds it. */
+async function tryLock(path: string): Promise<HeldLock | undefined> {
+  const dir = lockPath(path);
+  try {
+    await mkdir(dir);
+  } catch (error) {
+    if (errorCode(error) !== "EEXIST") throw error;
+    await breakStale(dir);
+    return undefined;
+  }
+  const { ino } = await stat(dir);
+  const lock: HeldLock = {
+    dir,
+    ino,
+    refresh: setInterval(() => {
+      const now = new Date();
+      utimes(dir, now, now).catch((error) => {
+        lock.lost = `its lock directory could not be refreshed: ${errorCode(error) || String(error)}`;
+      });
+    }, LOCK_REFRESH_MS),
+  };
+  lock.refresh.unref();
+  return lock;
 }
 
 /** Takes the lock, waiting for another holder; undefined when no lock can be made beside the file. */
-async function acquire(path: string): Promise<(() => Promise<void>) | undefined> {
-  const state: { lost?: Error } = {};
+async function acquire(path: string): Promise<HeldLock | undefined> {
   const deadline = Date.now() + LOCK_WAIT_MS;
   for (let pause = LOCK_RETRY_FIRST_MS; ; pause = Math.min(pause * 1.5, LOCK_RETRY_MAX_MS)) {
+    let lock: HeldLock | undefined;
     try {
-      const release = await tryLock(path, state);
-      held.set(path, state);
-      return async () => {
-        held.delete(path);
-        if (!state.lost) await release().catch(() => undefined);
-      };
+      lock = await tryLock(path);
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code ?? "";
-      if (UNLOCKABLE.has(code)) return undefined;
-      if (code !== "ELOCKED") throw error;
-      if (Date.now() >= deadline) {
-        throw new InputError(
-          `${path} is being written by another process (its lock ${lockPath(path)} is held), so nothing was written. ` +
-            `Retry in a moment; a lock left by a killed process is taken over once ${LOCK_STALE_MS / 1000} s old.`,
-        );
-      }
-      await new Promise((resolve) => setTimeout(resolve, pause * (0.5 + Math.random())));
+      if (UNLOCKABLE.has(errorCode(error))) return undefined;
+      throw error;
     }
+    if (lock) return lock;
+    if (Date.now() >= deadline) {
+      throw new InputError(
+        `${path} is being written by another process (its lock ${lockPath(path)} is held), so nothing was written. ` +
+          `Retry in a moment; a lock left by a killed process is taken over once ${LOCK_STALE_MS / 1000} s old.`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, pause * (0.5 + Math.random())));
   }
 }
 
 /** Runs `work` holding `path`'s lock (absolute path of the file written, after symlinks). */
 export async function withFileLock<T>(path: string, work: () => Promise<T>): Promise<T> {
   const locked = async () => {
-    const release = await acquire(path);
+    const lock = await acquire(path);
+    if (lock) {
+      held.set(path, lock);
+      if (!exitHandlerInstalled) {
+        exitHandlerInstalled = true;
+        process.on("exit", removeHeldLocksNow);
+      }
+    }
     try {
       return await work();
     } finally {
-      await release?.();
+      if (lock) {
+        clearInterval(lock.refresh);
+        held.delete(path);
+        if (!lock.lost) await rmdir(lock.dir).catch(() => {});
+      }
     }
   };
   const previous = tails.get(path) ?? Promise.resolve();
@@ -92,14 +152,21 @@ export async function withFileLock<T>(path: string, work: () => Promise<T>): Pro
 }
 
 /**
- * Throws when this process held `path`'s lock and lost it (its refresh failed past LOCK_STALE_MS, say after
- * the machine slept, and another process may have taken it over): a write must not go ahead then.
+ * Throws when this process held `path`'s lock and lost it (say the machine slept past LOCK_STALE_MS and
+ * another process took it over): a write must not go ahead then.
  */
-export function assertLockHeld(path: string): void {
-  const lost = held.get(path)?.lost;
-  if (lost) {
+export async function assertLockHeld(path: string): Promise<void> {
+  const lock = held.get(path);
+  if (!lock) return;
+  // Checked now, not only by the last refresh: the directory must still be there.
+  const present = await stat(lock.dir).then(
+    (info) => info.isDirectory(),
+    () => false,
+  );
+  if (!present) lock.lost ??= "its lock directory was removed";
+  if (lock.lost) {
     throw new InputError(
-      `The lock on ${path} was lost while writing (${lost.message}), so nothing was written; retry.`,
+      `The lock on ${path} was lost while writing (${lock.lost}), so nothing was written; retry.`,
     );
   }
 }

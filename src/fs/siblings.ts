@@ -26,6 +26,7 @@ export const LOCK_STALE_MS = 10_000;
 
 const TEMP_PATTERN = new RegExp(`^\\..*\\.cc-tools-(\\d+)-[0-9a-f]{${2 * TEMP_ID_BYTES}}\\.tmp$`);
 const LOCK_SUFFIX = "cc-tools-lock";
+const STALE_LOCK_PATTERN = /\.cc-tools-lock\.[0-9a-f]{8}\.stale$/;
 
 /**
  * `.<name>.<suffix>` for a file beside `target`, with the name cut (at a character boundary) so the result
@@ -58,7 +59,8 @@ export async function sweepLeftovers(dir: string): Promise<void> {
   const now = Date.now();
   for (const name of names) {
     const temp = TEMP_PATTERN.exec(name);
-    const lock = name.startsWith(".") && name.endsWith(`.${LOCK_SUFFIX}`);
+    // A lock, or one a takeover moved aside (file-lock.ts) and could not remove.
+    const lock = name.startsWith(".") && (name.endsWith(`.${LOCK_SUFFIX}`) || STALE_LOCK_PATTERN.test(name));
     if (!temp && !lock) continue;
     const path = join(dir, name);
     const info = await lstat(path).catch(() => undefined);

@@ -159,7 +159,7 @@ class ReplaceCheck {
   ) {}
 
   async beforeRename(): Promise<void> {
-    assertLockHeld(this.target);
+    await assertLockHeld(this.target);
     if (!this.basis) return;
     this.old = await open(this.target, "r").catch(() => undefined);
     if (!this.old) {
