@@ -1,6 +1,7 @@
-import { readdirSync, readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { killAllEscapeesNow } from "./escapees.js";
+import { clearRegistry, forgetGroup, recordGroup } from "./group-registry.js";
+import { groupMembers } from "./procfs.js";
 
 /** How long a process group gets between SIGTERM and SIGKILL to clean up. */
 export const KILL_GRACE_MS = 2_000;
@@ -31,24 +32,8 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
  */
 export function groupAlive(pgid: number): boolean {
   if (!signalGroup(pgid, 0)) return false;
-  let entries: string[];
-  try {
-    entries = readdirSync("/proc");
-  } catch {
-    return true;
-  }
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      // Fields after the parenthesised command name: state, ppid, pgrp.
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(pgrp) === pgid && state !== "Z") return true;
-    } catch {
-      // the process ended while we looked
-    }
-  }
-  return false;
+  const members = groupMembers(pgid);
+  return members === undefined || members.length > 0;
 }
 
 /** SIGTERM to the whole group, then SIGKILL to whatever is left after the grace period. */
@@ -66,6 +51,7 @@ function killAllNow(): void {
   for (const pgid of liveGroups) signalGroup(pgid, "SIGKILL");
   liveGroups.clear();
   killAllEscapeesNow();
+  clearRegistry();
 }
 
 /**
@@ -87,12 +73,14 @@ function installHandlers(): void {
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, onSignal);
 }
 
-/** Registers a group so host exit kills it; the exit handlers are installed on first use. */
+/** Registers a group so host exit kills it, and (on disk) so the next host reaps it if this one is SIGKILLed. */
 export function trackGroup(pgid: number): void {
   installHandlers();
   liveGroups.add(pgid);
+  recordGroup(pgid);
 }
 
 export function untrackGroup(pgid: number): void {
   liveGroups.delete(pgid);
+  forgetGroup(pgid);
 }

@@ -1,7 +1,8 @@
 import { spawn } from "node:child_process";
 import { errorMessage } from "../core/errors.js";
-import { killEscapees, lastPid, newRunMarker, RUN_MARKER_VAR } from "./escapees.js";
+import { killEscapees, newRunMarker, RUN_MARKER_VAR } from "./escapees.js";
 import { groupAlive, KILL_GRACE_MS, killGroup, trackGroup, untrackGroup } from "./groups.js";
+import { lastPid } from "./procfs.js";
 
 /** How often a running command is checked for waiting on input. */
 const STALL_POLL_MS = 500;
@@ -171,7 +172,9 @@ export function supervise(options: SuperviseOptions): Supervised {
           straysKilled = true;
           await killGroup(pid);
         }
-        if ((await killEscapees(marker, pidsBefore, KILL_GRACE_MS)) && !alreadyKilling) straysKilled = true;
+        // detached: the command leads its own session, so its pid is also the session id.
+        if ((await killEscapees(marker, pidsBefore, KILL_GRACE_MS, pid)) && !alreadyKilling)
+          straysKilled = true;
       })();
       void killing.then(() => {
         setTimeout(() => {
