@@ -8,11 +8,12 @@ import {
 import { isInitializeRequest } from "@modelcontextprotocol/server";
 import { log } from "../core/log.js";
 import type { McpManager } from "../core/mcp-manager.js";
+import { isRunning, taskStoreSlot } from "../tasks/store.js";
 import { envelopeError, INVALID_REQUEST } from "./jsonrpc.js";
 import { type ContextFactory, createToolSession, type ToolSession } from "./server.js";
 
 /** Largest request body accepted; tools/call limits its arguments further. */
-export const MAX_HTTP_BODY_BYTES = 16 * 1024 * 1024;
+export const MAX_HTTP_BODY_BYTES = 64 * 1024 * 1024;
 
 export const MCP_PATH = "/mcp";
 
@@ -21,6 +22,11 @@ export const MCP_PATH = "/mcp";
  * background jobs: a client that died never says goodbye with DELETE.
  */
 export const HTTP_SESSION_IDLE_MS = 30 * 60_000;
+/**
+ * The idle limit of a session with background jobs running: those hold processes, so a client that died
+ * without DELETE is noticed sooner. Long enough for a model that waits on a build between calls.
+ */
+export const HTTP_SESSION_IDLE_WITH_JOBS_MS = 10 * 60_000;
 
 /** JSON-RPC's code for a body that is not JSON; other transport-level refusals use the generic server code. */
 const PARSE_ERROR = -32700;
@@ -42,6 +48,8 @@ export interface HttpOptions {
   token?: string;
   /** Idle time after which a session is closed; HTTP_SESSION_IDLE_MS by default. */
   sessionIdleMs?: number;
+  /** The same for a session with background jobs running; HTTP_SESSION_IDLE_WITH_JOBS_MS by default. */
+  sessionWithJobsIdleMs?: number;
 }
 
 /** One MCP session over HTTP, with what tells whether its client is still around. */
@@ -142,6 +150,9 @@ export async function serveToolsOverHttp(
 ): Promise<{ url: string; close(): Promise<void> }> {
   const sessions = new Map<string, HttpSession>();
   const idleMs = options.sessionIdleMs ?? HTTP_SESSION_IDLE_MS;
+  const jobsIdleMs = Math.min(options.sessionWithJobsIdleMs ?? HTTP_SESSION_IDLE_WITH_JOBS_MS, idleMs);
+  const idleLimit = (entry: HttpSession) =>
+    entry.session.ctx.session.get(taskStoreSlot).list().some(isRunning) ? jobsIdleMs : idleMs;
   const loopback = isLoopback(options.host);
   // DNS-rebinding guards only make sense for loopback: a page in a browser could otherwise reach us.
   const validateHost = loopback ? localhostHostValidation() : undefined;
@@ -185,13 +196,14 @@ export async function serveToolsOverHttp(
     () => {
       const now = Date.now();
       for (const [id, entry] of sessions) {
-        if (entry.openResponses > 0 || now - entry.lastActive < idleMs) continue;
-        log.debug(`closing MCP HTTP session ${id}: idle for ${idleMs} ms`);
+        const limit = idleLimit(entry);
+        if (entry.openResponses > 0 || now - entry.lastActive < limit) continue;
+        log.debug(`closing MCP HTTP session ${id}: idle for ${limit} ms`);
         sessions.delete(id);
         void entry.transport.close().finally(() => entry.session.dispose());
       }
     },
-    Math.min(idleMs, SESSION_SWEEP_MAX_MS),
+    Math.min(jobsIdleMs, SESSION_SWEEP_MAX_MS),
   );
   sweep.unref();
 

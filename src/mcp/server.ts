@@ -1,5 +1,6 @@
 import { type ListToolsResult, Server } from "@modelcontextprotocol/server";
 import type { ToolContext } from "../core/context.js";
+import { MAX_ARGUMENT_CHARS } from "../core/limits.js";
 import { log } from "../core/log.js";
 import type { McpManager } from "../core/mcp-manager.js";
 import { ToolResult } from "../core/result.js";
@@ -13,8 +14,7 @@ import { currentRequest, elicitationHandler } from "./elicit.js";
 import { serverIdentity } from "./identity.js";
 import { progressChannel } from "./progress.js";
 
-/** Largest `arguments` object a tools/call may carry (as JSON); bigger ones are refused, not parsed by tools. */
-export const MAX_ARGUMENT_CHARS = 4 * 1024 * 1024;
+export { MAX_ARGUMENT_CHARS };
 
 /** Builds the context one connection's calls run in: its own session, asking through `handler`. */
 export type ContextFactory = (session: Session, handler: PermissionHandler) => ToolContext;
@@ -66,7 +66,8 @@ export function createToolSession(
     if (size > MAX_ARGUMENT_CHARS) {
       return toMcpResult(
         ToolResult.rejected(
-          `The arguments of ${name} are ${size} characters of JSON, more than the ${MAX_ARGUMENT_CHARS} a call may carry. Write large content to a file first and pass its path.`,
+          `The arguments of ${name} are ${size} characters of JSON, more than the ${MAX_ARGUMENT_CHARS} (${MAX_ARGUMENT_CHARS / 1024 / 1024} MiB) an MCP call may carry, so nothing was run. ` +
+            "Split the work: Write a first part, then add the rest with Edit calls, or produce large files with a command (Bash).",
         ),
       );
     }
