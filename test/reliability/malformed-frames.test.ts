@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { INPUT_END_DRAIN_MS } from "../../src/mcp/stdio-connection.js";
 import { CLI } from "../e2e/cli.js";
@@ -110,4 +111,50 @@ describe("malformed JSON-RPC over stdio", () => {
     expect(await server.exited).toBe(0);
     expect(performance.now() - closedAt).toBeLessThan(INPUT_END_DRAIN_MS);
   });
+});
+
+/** Frames a fuzzer sends: arbitrary JSON, near-misses of a request, and lines that are not JSON at all. */
+const fuzzFrame = fc.oneof(
+  fc.anything({ maxDepth: 3 }).map((v) => JSON.stringify(v) ?? "null"),
+  fc
+    .record(
+      {
+        jsonrpc: fc.oneof(fc.constant("2.0"), fc.anything({ maxDepth: 1 })),
+        id: fc.oneof(fc.integer(), fc.string(), fc.double(), fc.anything({ maxDepth: 1 })),
+        method: fc.oneof(
+          fc.constantFrom("tools/list", "tools/call", "ping", "initialize"),
+          fc.anything({ maxDepth: 1 }),
+        ),
+        params: fc.anything({ maxDepth: 2 }),
+      },
+      { requiredKeys: [] },
+    )
+    .map((m) => JSON.stringify(m)),
+  fc.string({ unit: "binary" }).map((s) => s.replaceAll("\n", " ")),
+);
+
+describe("fuzzed frames over stdio", () => {
+  it("never stop the server from answering the next good request", async () => {
+    const server = startServer();
+    server.send(initialize);
+    server.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+    let answered = 1;
+    await server.answersUntil(answered);
+    let probe = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(fuzzFrame, { maxLength: 8 }), async (frames) => {
+        for (const frame of frames) server.child.stdin!.write(`${frame}\n`);
+        const id = `probe-${++probe}`;
+        server.send({ jsonrpc: "2.0", id, method: "ping" });
+        // Everything sent before the probe is answered or dropped by then: answers come in order of handling.
+        for (;;) {
+          const answers = await server.answersUntil(++answered);
+          if (answers.at(-1)!.id === id) break;
+        }
+      }),
+      { numRuns: Number(process.env.FUZZ_RUNS ?? 25), seed: Number(process.env.FUZZ_SEED ?? 20261101) },
+    );
+    server.child.stdin!.end();
+    expect(await server.exited).toBe(0);
+  }, 120_000);
 });
