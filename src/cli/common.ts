@@ -1,9 +1,19 @@
 import { createHash } from "node:crypto";
-import { mkdirSync, renameSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { homedir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { createToolContext, type ToolContext } from "../core/context.js";
 import type { McpManager } from "../core/mcp-manager.js";
+import { processAlive } from "../core/pid.js";
 import { Session } from "../core/session.js";
 import { canonicalPath } from "../fs/canonical.js";
 import { resolveServers } from "../mcp/config.js";
@@ -48,8 +58,19 @@ export function saveSession(name: string | undefined, workingDir: string, sessio
   const { dir, file } = sessionPaths(name, workingDir);
   mkdirSync(dir, { recursive: true });
   const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify(session.snapshot(), null, 2)}\n`);
+  const fd = openSync(tmp, "w");
+  try {
+    writeFileSync(fd, `${JSON.stringify(session.snapshot(), null, 2)}\n`);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
   renameSync(tmp, file);
+  // A save killed before its rename left its temp file; its pid says whether that save can still finish.
+  for (const name of readdirSync(dir)) {
+    const owner = /^state\.json\.(\d+)\.tmp$/.exec(name);
+    if (owner && !processAlive(Number(owner[1]))) rmSync(join(dir, name), { force: true });
+  }
 }
 
 function cliRules(flags: ContextFlags, root: string): PermissionRuleEntry[] {

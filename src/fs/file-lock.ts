@@ -1,8 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { rmdirSync } from "node:fs";
-import { mkdir, rename, rmdir, stat, utimes } from "node:fs/promises";
+import { rmdirSync, unlinkSync } from "node:fs";
+import { mkdir, rename, stat, utimes, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { InputError } from "../core/errors.js";
-import { LOCK_STALE_MS, lockPath } from "./siblings.js";
+import { LOCK_OWNER_FILE, LOCK_STALE_MS, lockIsStale, lockPath, removeLockDir } from "./siblings.js";
 
 /**
  * Serialises work on one file, within this process and across processes. Inside the process, calls on
@@ -11,9 +12,9 @@ import { LOCK_STALE_MS, lockPath } from "./siblings.js";
  * keeps two cc-tools processes from interleaving a read-modify-rename of the same file. Git never tracks an
  * empty directory, and the lock exists only while a write runs; the process removes it on exit.
  *
- * A lock left by a killed process goes stale: the holder refreshes its mtime every LOCK_REFRESH_MS, and a
- * lock untouched for LOCK_STALE_MS is taken over, by renaming it away first, so two processes that both
- * see it stale cannot both take it. Writers that do not take the lock (an editor, a script) are not
+ * A lock left by a killed process is taken over at once when its owner file names a dead pid, and in any
+ * case once untouched for LOCK_STALE_MS (the holder refreshes its mtime every LOCK_REFRESH_MS). A takeover
+ * renames the lock away first, so two processes that both see it stale cannot both take it. Writers that do not take the lock (an editor, a script) are not
  * stopped by it; the re-check of the content around the rename (see tools/file/guard.ts) catches them.
  *
  * (proper-lockfile does the same, but installs signal handlers on import that keep a host from dying of
@@ -47,6 +48,7 @@ let exitHandlerInstalled = false;
 function removeHeldLocksNow(): void {
   for (const lock of held.values()) {
     try {
+      unlinkSync(join(lock.dir, LOCK_OWNER_FILE));
       rmdirSync(lock.dir);
     } catch {
       // already gone
@@ -61,24 +63,28 @@ function errorCode(error: unknown): string {
 /** Takes a stale lock out of the way; only one of several processes that saw it stale succeeds. */
 async function breakStale(dir: string): Promise<void> {
   const info = await stat(dir).catch(() => undefined);
-  if (!info || Date.now() - info.mtimeMs <= LOCK_STALE_MS) return;
+  if (!info || !(await lockIsStale(dir, info.mtimeMs))) return;
   const aside = `${dir}.${randomBytes(4).toString("hex")}.stale`;
-  if (
-    await rename(dir, aside).then(
-      () => true,
-      () => false,
-    )
-  )
-    await rmdir(aside).catch(() => {});
+  const movedAside = await rename(dir, aside).then(
+    () => true,
+    () => false,
+  );
+  if (movedAside) await removeLockDir(aside);
 }
 
 /** One attempt: the lock, or undefined when another process holds it. */
 async function tryLock(path: string): Promise<HeldLock | undefined> {
   const dir = lockPath(path);
+  // Made aside with its owner file, then renamed into place: a lock never exists without its owner,
+  // and rename fails (ENOTEMPTY, EEXIST) while another process's lock is there.
+  const fresh = `${dir}.${process.pid}-${randomBytes(4).toString("hex")}.new`;
+  await mkdir(fresh);
   try {
-    await mkdir(dir);
+    await writeFile(join(fresh, LOCK_OWNER_FILE), String(process.pid));
+    await rename(fresh, dir);
   } catch (error) {
-    if (errorCode(error) !== "EEXIST") throw error;
+    await removeLockDir(fresh);
+    if (!["ENOTEMPTY", "EEXIST"].includes(errorCode(error))) throw error;
     await breakStale(dir);
     return undefined;
   }
@@ -112,7 +118,7 @@ async function acquire(path: string): Promise<HeldLock | undefined> {
     if (Date.now() >= deadline) {
       throw new InputError(
         `${path} is being written by another process (its lock ${lockPath(path)} is held), so nothing was written. ` +
-          `Retry in a moment; a lock left by a killed process is taken over once ${LOCK_STALE_MS / 1000} s old.`,
+          `Retry in a moment; a lock left by a killed process is taken over at once, or once ${LOCK_STALE_MS / 1000} s old.`,
       );
     }
     await new Promise((resolve) => setTimeout(resolve, pause * (0.5 + Math.random())));
@@ -136,7 +142,7 @@ export async function withFileLock<T>(path: string, work: () => Promise<T>): Pro
       if (lock) {
         clearInterval(lock.refresh);
         held.delete(path);
-        if (!lock.lost) await rmdir(lock.dir).catch(() => {});
+        if (!lock.lost) await removeLockDir(lock.dir);
       }
     }
   };

@@ -22,6 +22,8 @@ export class ToolWorker {
       cwd: ROOT,
       stdio: ["pipe", "pipe", "inherit"],
     });
+    // Calls sent after a kill go nowhere; their promises stay pending, which the harnesses expect.
+    this.child.stdin!.on("error", () => {});
     let signalReady!: (pid: number) => void;
     this.ready = new Promise((resolve) => {
       signalReady = resolve;
