@@ -87,23 +87,36 @@ async function run(
   query: FileQuery,
   onText: (text: string, prefix: string, stop: () => void) => void,
 ): Promise<Collected> {
-  const decoder = new StringDecoder("utf8");
-  let sawOutput = false;
-  const how = invocation(args, query);
-  const result = await runRipgrep(binary, how.args, {
-    cwd: how.cwd,
-    signal: query.signal,
-    onData(chunk, stop) {
-      sawOutput = true;
-      onText(decoder.write(chunk), how.prefix, stop);
-    },
-  });
-  const rest = decoder.end();
-  if (rest) onText(rest, how.prefix, () => {});
-  if (query.signal.aborted) throw new ToolError("The search was cancelled.");
-  // Exit 2 with output means some files could not be read; the results found are still good.
-  if (result.code === 2 && !sawOutput && !result.stopped) throw failure(result.stderr);
-  return { stopped: result.stopped };
+  for (let attempt = 1; ; attempt++) {
+    const decoder = new StringDecoder("utf8");
+    let sawOutput = false;
+    const how = invocation(args, query);
+    const result = await runRipgrep(binary, how.args, {
+      cwd: how.cwd,
+      signal: query.signal,
+      onData(chunk, stop) {
+        sawOutput = true;
+        onText(decoder.write(chunk), how.prefix, stop);
+      },
+    });
+    const rest = decoder.end();
+    if (rest) onText(rest, how.prefix, () => {});
+    if (query.signal.aborted) throw new ToolError("The search was cancelled.");
+    // Exit 2 with output means some files could not be read; the results found are still good.
+    if (result.code !== 2 || sawOutput || result.stopped) return { stopped: result.stopped };
+    // Without output, a sorted listing failed whole. If only entries that vanished mid-walk are to blame
+    // (another process's temp file or lock, gone a moment later), the walk is simply done again.
+    if (attempt < VANISHED_RETRIES && onlyVanished(result.stderr)) continue;
+    throw failure(result.stderr);
+  }
+}
+
+/** Walks redone when entries vanished under ripgrep and it printed nothing. */
+const VANISHED_RETRIES = 3;
+
+function onlyVanished(stderr: string): boolean {
+  const lines = stderr.split("\n").filter((line) => line.trim() !== "");
+  return lines.length > 0 && lines.every((line) => /No such file or directory \(os error 2\)/.test(line));
 }
 
 /** Collects NUL-terminated paths (`--files`, `-l`), reporting progress as they arrive. */
