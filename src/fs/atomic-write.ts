@@ -1,5 +1,8 @@
+import { execFile } from "node:child_process";
 import { link, lstat, mkdir, open, rename, stat, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { promisify } from "node:util";
+import { log } from "../core/log.js";
 import { canonicalPath } from "./canonical.js";
 import { sweepLeftovers, tempName } from "./siblings.js";
 
@@ -7,8 +10,8 @@ import { sweepLeftovers, tempName } from "./siblings.js";
  * Writes a file so that a crash at any moment leaves either the old or the new content, never a mix:
  * the bytes go to a temp file in the same directory (same file system, so the rename is atomic), are
  * fsynced, and the temp file is renamed over the target. A symlink is followed, so its target changes
- * and the link stays a link; the existing file's permission bits are kept, and its owner where the
- * process may set it (as root). The rename replaces one name: other hard links to the file keep the old
+ * and the link stays a link; the existing file's permission bits are kept, its extended attributes and
+ * ACLs where the platform allows, and its owner where the process may set it (as root). The rename replaces one name: other hard links to the file keep the old
  * content, which callers report.
  */
 
@@ -60,6 +63,20 @@ async function syncDirectory(dir: string): Promise<void> {
   await handle.close();
 }
 
+const execFileAsync = promisify(execFile);
+
+/**
+ * Carries the extended attributes (user.*, security labels) and ACLs of `from` over to `to`, where the
+ * platform allows: Node has no xattr API, so GNU cp copies them (attributes only, not data). Best effort:
+ * a file system without xattrs, or no GNU cp, leaves `to` with its mode and owner only.
+ */
+async function copyAttributes(from: string, to: string): Promise<void> {
+  if (process.platform !== "linux") return;
+  await execFileAsync("cp", ["--attributes-only", "--preserve=mode,xattr", "--", from, to]).catch((error) =>
+    log.debug(`could not carry extended attributes of ${from} over`, error),
+  );
+}
+
 /** Errors of link() that mean the file system has no hard links, so rename() must do. */
 const NO_HARD_LINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "EXDEV", "EMLINK", "ENOSYS"]);
 
@@ -106,8 +123,10 @@ export async function atomicWrite(
       }
       await handle.writeFile(data);
       const syncing = handle.sync();
+      const attributes = existing ? copyAttributes(target, temp) : undefined;
       options.whileSyncing?.();
       await syncing;
+      await attributes;
     } finally {
       await handle.close();
     }

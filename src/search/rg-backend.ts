@@ -87,33 +87,30 @@ async function run(
   query: FileQuery,
   onText: (text: string, prefix: string, stop: () => void) => void,
 ): Promise<Collected> {
-  for (let attempt = 1; ; attempt++) {
-    const decoder = new StringDecoder("utf8");
-    let sawOutput = false;
-    const how = invocation(args, query);
-    const result = await runRipgrep(binary, how.args, {
-      cwd: how.cwd,
-      signal: query.signal,
-      onData(chunk, stop) {
-        sawOutput = true;
-        onText(decoder.write(chunk), how.prefix, stop);
-      },
-    });
-    const rest = decoder.end();
-    if (rest) onText(rest, how.prefix, () => {});
-    if (query.signal.aborted) throw new ToolError("The search was cancelled.");
-    // Exit 2 with output means some files could not be read; the results found are still good.
-    if (result.code !== 2 || sawOutput || result.stopped) return { stopped: result.stopped };
-    // Without output, a sorted listing failed whole. If only entries that vanished mid-walk are to blame
-    // (another process's temp file or lock, gone a moment later), the walk is simply done again.
-    if (attempt < VANISHED_RETRIES && onlyVanished(result.stderr)) continue;
+  const decoder = new StringDecoder("utf8");
+  let sawOutput = false;
+  const how = invocation(args, query);
+  const result = await runRipgrep(binary, how.args, {
+    cwd: how.cwd,
+    signal: query.signal,
+    onData(chunk, stop) {
+      sawOutput = true;
+      onText(decoder.write(chunk), how.prefix, stop);
+    },
+  });
+  const rest = decoder.end();
+  if (rest) onText(rest, how.prefix, () => {});
+  if (query.signal.aborted) throw new ToolError("The search was cancelled.");
+  // Exit 2 with output means some files could not be read; the results found are still good. Without
+  // output, entries that vanished mid-walk (another process's temp file or lock, or a directory of the
+  // root passed by name, see splitRoot) hold nothing to list: that is an empty listing, not a failure.
+  if (result.code === 2 && !sawOutput && !result.stopped && !onlyVanished(result.stderr)) {
     throw failure(result.stderr);
   }
+  return { stopped: result.stopped };
 }
 
-/** Walks redone when entries vanished under ripgrep and it printed nothing. */
-const VANISHED_RETRIES = 3;
-
+/** True when every complaint of rg is about an entry that no longer exists. */
 function onlyVanished(stderr: string): boolean {
   const lines = stderr.split("\n").filter((line) => line.trim() !== "");
   return lines.length > 0 && lines.every((line) => /No such file or directory \(os error 2\)/.test(line));
