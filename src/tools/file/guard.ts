@@ -2,7 +2,7 @@ import { constants, type Stats } from "node:fs";
 import { access, type FileHandle, open, readFile, stat } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { ToolContext } from "../../core/context.js";
-import { InputError } from "../../core/errors.js";
+import { InputError, ToolError } from "../../core/errors.js";
 import {
   type AtomicWriteOptions,
   type AtomicWriteResult,
@@ -189,7 +189,8 @@ class ReplaceCheck {
     // Put back only over our own bytes: if the new file was written too, that write stands.
     const current = await readFile(this.target).catch(() => undefined);
     if (current?.equals(written)) await atomicWrite(this.target, now);
-    throw new InputError(
+    // Not an InputError: the file was touched (replaced, then put back), so this is not "refused before running".
+    throw new ToolError(
       `${this.target} was written by another program at the same moment as this change, so that program's ` +
         "version was kept and this change was not applied. Read the file again, then retry.",
     );
