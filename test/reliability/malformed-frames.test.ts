@@ -2,6 +2,8 @@ import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { createToolContext } from "../../src/core/context.js";
+import { serveToolsOverHttp } from "../../src/mcp/serve-http.js";
 import { INPUT_END_DRAIN_MS } from "../../src/mcp/stdio-connection.js";
 import { CLI } from "../e2e/cli.js";
 import { tempDir } from "../helpers/context.js";
@@ -157,4 +159,41 @@ describe("fuzzed frames over stdio", () => {
     server.child.stdin!.end();
     expect(await server.exited).toBe(0);
   }, 120_000);
+});
+
+describe("malformed JSON-RPC over HTTP", () => {
+  it("answers each with status 400 and its error, before and after a session exists", async () => {
+    const dir = tempDir();
+    const served = await serveToolsOverHttp(
+      (session, permissionHandler) => createToolContext({ workingDir: dir, session, permissionHandler }),
+      undefined,
+      { host: "127.0.0.1", port: 0 },
+    );
+    try {
+      const headers = {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2025-06-18",
+      };
+      const post = (body: unknown, extra: Record<string, string> = {}) =>
+        fetch(served.url, { method: "POST", headers: { ...headers, ...extra }, body: JSON.stringify(body) });
+      const init = await post(initialize);
+      await init.text();
+      const session = { "mcp-session-id": init.headers.get("mcp-session-id")! };
+      for (const extra of [{}, session]) {
+        for (const bad of BAD) {
+          const response = await post(bad.frame, extra);
+          expect(response.status, bad.name).toBe(400);
+          const answer = (await response.json()) as { id: unknown; error: { code: number } };
+          expect({ name: bad.name, id: answer.id, code: answer.error.code }).toEqual({
+            name: bad.name,
+            id: bad.id,
+            code: bad.code,
+          });
+        }
+      }
+    } finally {
+      await served.close();
+    }
+  });
 });
