@@ -129,15 +129,18 @@ export function requireFreshRead(
 const SETTLE_READS = 10;
 const SETTLE_PAUSE_MS = 20;
 
-/** All bytes of an open file, from its start. */
+/** All bytes of an open file, from its start: read in one go when it has not grown since its stat. */
 async function readAll(handle: FileHandle): Promise<Buffer> {
+  const { size } = await handle.stat();
   const chunks: Buffer[] = [];
   for (let position = 0; ; ) {
-    const buffer = Buffer.alloc(64 * 1024);
+    // One byte more than the size, so a file that did not grow needs no second read to see its end.
+    const buffer = Buffer.allocUnsafe(Math.max(size - position + 1, 64 * 1024));
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
     if (bytesRead === 0) return Buffer.concat(chunks);
     chunks.push(buffer.subarray(0, bytesRead));
     position += bytesRead;
+    if (bytesRead < buffer.length) return Buffer.concat(chunks);
   }
 }
 
