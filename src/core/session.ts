@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { mkdirSync, mkdtempSync, rmdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { lstat, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,15 +8,18 @@ import { processAlive } from "./pid.js";
 /**
  * A session's own directory is `cc-tools-session-<pid>-XXXXXX` in the temp dir: its owner is the process
  * that made it, and it lives as long as the session, unless the session keeps its files (the CLI's one-shot
- * runs, whose results name files the user reads after the process ended). What a killed process left is
- * swept by the next process that makes a session directory: once its owner is dead and
- * ORPHAN_SESSION_DIR_MS have passed, or, whatever the owner, once untouched for ABANDONED_SESSION_DIR_MS.
+ * runs, whose results name files the user reads after the process ended; their directory holds a
+ * KEEP_MARKER file). What a process that died without disposing left is swept by the next process that
+ * makes a session directory: at once when its owner is dead, or ORPHAN_SESSION_DIR_MS after for a kept
+ * one; and, whatever the owner, once untouched for ABANDONED_SESSION_DIR_MS.
  */
 const SESSION_DIR_PREFIX = "cc-tools-session-";
 /** How long files of a session whose process is gone stay, for whoever reads the paths results named. */
 const ORPHAN_SESSION_DIR_MS = 6 * 60 * 60_000;
 /** A session directory untouched this long is removed even if a process of its pid still runs (pid reuse). */
 const ABANDONED_SESSION_DIR_MS = 7 * 24 * 60 * 60_000;
+/** Marks a session directory whose files are kept for a reader after the process. */
+const KEEP_MARKER = ".cc-tools-keep";
 
 let swept = false;
 
@@ -34,7 +37,8 @@ export async function sweepSessionDirs(now = Date.now()): Promise<void> {
     const pid = owner ? Number(owner[1]) : undefined;
     if (pid === process.pid) continue;
     const age = now - info.mtimeMs;
-    const orphaned = (pid === undefined || !processAlive(pid)) && age > ORPHAN_SESSION_DIR_MS;
+    const kept = pid === undefined || existsSync(join(path, KEEP_MARKER));
+    const orphaned = (pid === undefined || !processAlive(pid)) && (!kept || age > ORPHAN_SESSION_DIR_MS);
     if (orphaned || age > ABANDONED_SESSION_DIR_MS)
       await rm(path, { recursive: true, force: true }).catch(() => {});
   }
@@ -92,6 +96,7 @@ export class Session {
       mkdirSync(this.directory, { recursive: true });
     } else {
       this.directory = mkdtempSync(join(tmpdir(), `${SESSION_DIR_PREFIX}${process.pid}-`));
+      if (this.keepFiles) writeFileSync(join(this.directory, KEEP_MARKER), "");
       this.ownsDirectory = true;
       if (!swept) {
         swept = true;
@@ -133,16 +138,17 @@ export class Session {
     // Spilled output and job logs were named in results, which end with the session; unless it keeps
     // its files for a reader after the process, the directory goes with everything in it.
     if (this.ownsDirectory && this.directory) {
-      if (this.keepFiles) rmEmpty(this.directory);
+      if (this.keepFiles) keepOnlyFiles(this.directory);
       else rmSync(this.directory, { recursive: true, force: true });
     }
   }
 }
 
-function rmEmpty(dir: string): void {
+/** Removes a kept directory that holds nothing but its marker. */
+function keepOnlyFiles(dir: string): void {
   try {
-    rmdirSync(dir);
+    if (readdirSync(dir).every((name) => name === KEEP_MARKER)) rmSync(dir, { recursive: true, force: true });
   } catch {
-    // not empty (kept for the sweep), or already gone
+    // already gone
   }
 }

@@ -39,21 +39,29 @@ describe("Session", () => {
     rmSync(kept.dir, { recursive: true });
   });
 
-  it("sweeps session dirs of dead owners once old, and any dir untouched for a week, but not live ones", async () => {
+  it("sweeps session dirs of dead owners (kept ones after 6 h), and any dir untouched for a week, but not live ones", async () => {
     const deadPid = spawnSync(process.execPath, ["-e", ""]).pid!;
-    const make = (owner: number, ageHours: number) => {
+    const make = (owner: number, ageHours: number, keep = false) => {
       const dir = mkdtempSync(join(tmpdir(), `cc-tools-session-${owner}-`));
       writeFileSync(join(dir, "out.txt"), "x");
+      if (keep) writeFileSync(join(dir, ".cc-tools-keep"), "");
       const t = Date.now() / 1000 - ageHours * 3600;
       utimesSync(dir, t, t);
       return dir;
     };
-    const deadOld = make(deadPid, 7);
-    const deadRecent = make(deadPid, 1);
+    const dead = make(deadPid, 0);
+    const deadKeptOld = make(deadPid, 7, true);
+    const deadKeptRecent = make(deadPid, 1, true);
     const liveOld = make(process.ppid, 7);
     const liveAncient = make(process.ppid, 24 * 8);
     await sweepSessionDirs();
-    expect([deadOld, deadRecent, liveOld, liveAncient].map(existsSync)).toEqual([false, true, true, false]);
-    for (const dir of [deadRecent, liveOld]) rmSync(dir, { recursive: true });
+    expect([dead, deadKeptOld, deadKeptRecent, liveOld, liveAncient].map(existsSync)).toEqual([
+      false,
+      false,
+      true,
+      true,
+      false,
+    ]);
+    for (const dir of [deadKeptRecent, liveOld]) rmSync(dir, { recursive: true });
   });
 });
