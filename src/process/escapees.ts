@@ -89,7 +89,8 @@ export async function killEscapees(
   signalAll(escaped, "SIGTERM");
   const deadline = Date.now() + graceMs;
   while (Date.now() < deadline) {
-    await sleep(ESCAPEE_POLL_MS);
+    // Unref'd: a host with nothing else to do exits, and its exit handler SIGKILLs what is left at once.
+    await sleep(ESCAPEE_POLL_MS, undefined, { ref: false });
     if (processesWith(needle, createdAfter, sessionId).length === 0) return true;
   }
   signalAll(processesWith(needle, createdAfter, sessionId), "SIGKILL");

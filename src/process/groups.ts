@@ -41,7 +41,8 @@ export async function killGroup(pgid: number, graceMs = KILL_GRACE_MS): Promise<
   if (!signalGroup(pgid, "SIGTERM")) return;
   const deadline = Date.now() + graceMs;
   while (Date.now() < deadline) {
-    await sleep(KILL_POLL_MS);
+    // Unref'd: a host with nothing else to do exits, and its exit handler SIGKILLs what is left at once.
+    await sleep(KILL_POLL_MS, undefined, { ref: false });
     if (!groupAlive(pgid)) return;
   }
   signalGroup(pgid, "SIGKILL");

@@ -112,6 +112,11 @@ export function supervise(options: SuperviseOptions): Supervised {
     end("timeout");
     setTimeout(() => {
       returned = true;
+      // Nothing waits for this process now: a host with nothing else to do may exit, and its exit handler
+      // SIGKILLs the group at once.
+      clearInterval(poll);
+      child.unref();
+      for (const pipe of [child.stdout, child.stderr]) (pipe as { unref?: () => void } | null)?.unref?.();
       returnEarly?.({
         reason: "timeout",
         exitCode: null,
