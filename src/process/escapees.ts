@@ -89,8 +89,7 @@ export async function killEscapees(
   signalAll(escaped, "SIGTERM");
   const deadline = Date.now() + graceMs;
   while (Date.now() < deadline) {
-    // Unref'd: a host with nothing else to do exits, and its exit handler SIGKILLs what is left at once.
-    await sleep(ESCAPEE_POLL_MS, undefined, { ref: false });
+    await sleep(ESCAPEE_POLL_MS);
     if (processesWith(needle, createdAfter, sessionId).length === 0) return true;
   }
   signalAll(processesWith(needle, createdAfter, sessionId), "SIGKILL");

@@ -36,13 +36,21 @@ export function groupAlive(pgid: number): boolean {
   return members === undefined || members.length > 0;
 }
 
-/** SIGTERM to the whole group, then SIGKILL to whatever is left after the grace period. */
-export async function killGroup(pgid: number, graceMs = KILL_GRACE_MS): Promise<void> {
+/**
+ * SIGTERM to the whole group, then SIGKILL to whatever is left after the grace period. Once
+ * `hold.keepAlive` turns false, the wait no longer keeps the host running: nobody awaits it any more (a
+ * time-out already returned), and a host with nothing else to do exits, its exit handler SIGKILLing the
+ * group at once.
+ */
+export async function killGroup(
+  pgid: number,
+  graceMs = KILL_GRACE_MS,
+  hold: { keepAlive: boolean } = { keepAlive: true },
+): Promise<void> {
   if (!signalGroup(pgid, "SIGTERM")) return;
   const deadline = Date.now() + graceMs;
   while (Date.now() < deadline) {
-    // Unref'd: a host with nothing else to do exits, and its exit handler SIGKILLs what is left at once.
-    await sleep(KILL_POLL_MS, undefined, { ref: false });
+    await sleep(KILL_POLL_MS, undefined, { ref: hold.keepAlive });
     if (!groupAlive(pgid)) return;
   }
   signalGroup(pgid, "SIGKILL");

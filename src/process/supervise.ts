@@ -102,9 +102,11 @@ export function supervise(options: SuperviseOptions): Supervised {
   const end = (why: EndReason) => {
     if (killing || pid === undefined) return;
     reason = why;
-    killing = killGroup(pid);
+    killing = killGroup(pid, KILL_GRACE_MS, killHold);
   };
 
+  /** Cleared when a time-out returned before the group died: its kill then does not hold the host open. */
+  const killHold = { keepAlive: true };
   /** Set when a time-out returned before the group died: later output goes nowhere. */
   let returned = false;
   let returnEarly: ((outcome: Outcome) => void) | undefined;
@@ -115,6 +117,7 @@ export function supervise(options: SuperviseOptions): Supervised {
       // Nothing waits for this process now: a host with nothing else to do may exit, and its exit handler
       // SIGKILLs the group at once.
       clearInterval(poll);
+      killHold.keepAlive = false;
       child.unref();
       for (const pipe of [child.stdout, child.stderr]) (pipe as { unref?: () => void } | null)?.unref?.();
       returnEarly?.({
