@@ -40,7 +40,9 @@ export function sessionPaths(name: string, workingDir: string) {
 
 /** A named session restored from disk, or a fresh anonymous one. */
 export function openSession(name: string | undefined, workingDir: string): Session {
-  if (!name) return new Session();
+  // A one-shot run prints results that may name files in the session dir (spilled output): they outlive
+  // the process, until a later process sweeps them (src/core/session.ts).
+  if (!name) return new Session({ keepFiles: true });
   const { dir, file } = sessionPaths(name, workingDir);
   const saved = readJsonFile(file) as Record<string, unknown> | undefined;
   return new Session({ id: name, dir: join(dir, "files"), saved });

@@ -21,3 +21,9 @@ export const SPILL_TAIL_CHARS = 2_000;
 
 /** Most calls of one batch running at once. */
 export const BATCH_CONCURRENCY = 10;
+
+/**
+ * Largest `arguments` object an MCP tools/call may carry, as characters of JSON; bigger ones are refused
+ * before any tool parses them. Over HTTP the request body limit (serve-http.ts) is above it.
+ */
+export const MAX_ARGUMENT_CHARS = 16 * 1024 * 1024;

@@ -1,7 +1,48 @@
 import { randomUUID } from "node:crypto";
-import { mkdirSync, mkdtempSync, rmdirSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { lstat, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { processAlive } from "./pid.js";
+
+/**
+ * A session's own directory is `cc-tools-session-<pid>-XXXXXX` in the temp dir: its owner is the process
+ * that made it, and it lives as long as the session, unless the session keeps its files (the CLI's one-shot
+ * runs, whose results name files the user reads after the process ended; their directory holds a
+ * KEEP_MARKER file). What a process that died without disposing left is swept by the next process that
+ * makes a session directory: at once when its owner is dead, or ORPHAN_SESSION_DIR_MS after for a kept
+ * one; and, whatever the owner, once untouched for ABANDONED_SESSION_DIR_MS.
+ */
+const SESSION_DIR_PREFIX = "cc-tools-session-";
+/** How long files of a session whose process is gone stay, for whoever reads the paths results named. */
+const ORPHAN_SESSION_DIR_MS = 6 * 60 * 60_000;
+/** A session directory untouched this long is removed even if a process of its pid still runs (pid reuse). */
+const ABANDONED_SESSION_DIR_MS = 7 * 24 * 60 * 60_000;
+/** Marks a session directory whose files are kept for a reader after the process. */
+const KEEP_MARKER = ".cc-tools-keep";
+
+let swept = false;
+
+/** Removes session directories killed or finished processes left in the temp dir; best effort, once per process. */
+export async function sweepSessionDirs(now = Date.now()): Promise<void> {
+  const base = tmpdir();
+  const names = await readdir(base).catch(() => [] as string[]);
+  const uid = process.getuid?.();
+  for (const name of names) {
+    if (!name.startsWith(SESSION_DIR_PREFIX)) continue;
+    const path = join(base, name);
+    const info = await lstat(path).catch(() => undefined);
+    if (!info?.isDirectory() || (uid !== undefined && info.uid !== uid)) continue;
+    const owner = /^cc-tools-session-(\d+)-/.exec(name);
+    const pid = owner ? Number(owner[1]) : undefined;
+    if (pid === process.pid) continue;
+    const age = now - info.mtimeMs;
+    const kept = pid === undefined || existsSync(join(path, KEEP_MARKER));
+    const orphaned = (pid === undefined || !processAlive(pid)) && (!kept || age > ORPHAN_SESSION_DIR_MS);
+    if (orphaned || age > ABANDONED_SESSION_DIR_MS)
+      await rm(path, { recursive: true, force: true }).catch(() => {});
+  }
+}
 
 /**
  * A piece of per-session state, declared by the module that owns it (read-state by src/fs, the shell's
@@ -23,6 +64,11 @@ export interface SessionOptions {
   dir?: string;
   /** Saved slot values from an earlier process (see `snapshot()`). */
   saved?: Record<string, unknown>;
+  /**
+   * Keep the files of an own temp dir when the session ends (they are swept later, see sweepSessionDirs):
+   * for a process that prints results naming them and exits.
+   */
+  keepFiles?: boolean;
 }
 
 export class Session {
@@ -34,11 +80,13 @@ export class Session {
   private readonly slots = new Map<string, SessionSlot<unknown>>();
   private readonly saved: Record<string, unknown>;
   private disposed = false;
+  private readonly keepFiles: boolean;
 
   constructor(options: SessionOptions = {}) {
     this.id = options.id ?? randomUUID();
     this.directory = options.dir;
     this.saved = { ...options.saved };
+    this.keepFiles = options.keepFiles ?? false;
   }
 
   /** The session's private directory, created on first use. */
@@ -47,8 +95,13 @@ export class Session {
     if (this.directory) {
       mkdirSync(this.directory, { recursive: true });
     } else {
-      this.directory = mkdtempSync(join(tmpdir(), "cc-tools-session-"));
+      this.directory = mkdtempSync(join(tmpdir(), `${SESSION_DIR_PREFIX}${process.pid}-`));
+      if (this.keepFiles) writeFileSync(join(this.directory, KEEP_MARKER), "");
       this.ownsDirectory = true;
+      if (!swept) {
+        swept = true;
+        void sweepSessionDirs();
+      }
     }
     return this.directory;
   }
@@ -82,14 +135,20 @@ export class Session {
     for (const [key, slot] of this.slots) {
       await slot.dispose?.(this.values.get(key));
     }
-    // An own temp dir that nothing was left in goes; files in it (spilled output, job logs) were named in
-    // results, so they stay for whoever reads them.
+    // Spilled output and job logs were named in results, which end with the session; unless it keeps
+    // its files for a reader after the process, the directory goes with everything in it.
     if (this.ownsDirectory && this.directory) {
-      try {
-        rmdirSync(this.directory);
-      } catch {
-        // not empty, or already gone
-      }
+      if (this.keepFiles) keepOnlyFiles(this.directory);
+      else rmSync(this.directory, { recursive: true, force: true });
     }
+  }
+}
+
+/** Removes a kept directory that holds nothing but its marker. */
+function keepOnlyFiles(dir: string): void {
+  try {
+    if (readdirSync(dir).every((name) => name === KEEP_MARKER)) rmSync(dir, { recursive: true, force: true });
+  } catch {
+    // already gone
   }
 }

@@ -1,26 +1,52 @@
-import { randomBytes } from "node:crypto";
-import { lstat, mkdir, open, readdir, rename, stat, unlink } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
+import { execFile } from "node:child_process";
+import { link, lstat, mkdir, open, rename, stat, unlink } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { promisify } from "node:util";
+import { log } from "../core/log.js";
 import { canonicalPath } from "./canonical.js";
+import { sweepLeftovers, tempName } from "./siblings.js";
 
 /**
  * Writes a file so that a crash at any moment leaves either the old or the new content, never a mix:
  * the bytes go to a temp file in the same directory (same file system, so the rename is atomic), are
  * fsynced, and the temp file is renamed over the target. A symlink is followed, so its target changes
- * and the link stays a link; the existing file's permission bits are kept, and its owner where the
- * process may set it (as root). The rename replaces one name: other hard links to the file keep the old
+ * and the link stays a link; the existing file's permission bits are kept, its extended attributes and
+ * ACLs where the platform allows, and its owner where the process may set it (as root). The rename replaces one name: other hard links to the file keep the old
  * content, which callers report.
  */
 
 /** Mode of a file the tools create; the process umask still applies. */
 const NEW_FILE_MODE = 0o666;
-/** Random bytes in a temp file's name (hex-encoded, so twice as many characters). */
-const TEMP_ID_BYTES = 6;
-/**
- * Age after which a temp file of ours is taken for the leftover of a killed writer and removed. Far
- * longer than any write takes, so a write in progress in another process is never disturbed.
- */
-const STALE_TEMP_MS = 10 * 60 * 1000;
+export interface AtomicWriteOptions {
+  /** Create missing parent directories (Write does; Edit only touches existing files). */
+  createParents?: boolean;
+  /**
+   * CPU work to run while the disk flushes (hashing the new content): fsync waits on the device in
+   * the thread pool, so the main thread is free meanwhile.
+   */
+  whileSyncing?: () => void;
+  /**
+   * Last check before the new content replaces the old (the temp file is written and synced): throwing
+   * abandons the write, leaving the target as it is. Callers re-check that nobody changed the file.
+   */
+  beforeRename?: () => Promise<void>;
+  /** Runs right after the rename (before the directory sync); what it throws is the write's error. */
+  afterRename?: () => Promise<void>;
+  /**
+   * The file must not exist: it is created with link(), which fails with EEXIST if the name appeared since
+   * the caller looked, instead of rename(), which would replace whatever appeared.
+   */
+  createOnly?: boolean;
+  /** Permission bits of a file that does not exist yet (an existing file keeps its own). */
+  mode?: number;
+}
+
+export interface AtomicWriteResult {
+  /** The path actually written (a symlink's target). */
+  target: string;
+  /** Other hard links the file had: they still hold the old content. */
+  separatedLinks: number;
+}
 
 /**
  * The file a write to `path` (absolute) lands in: the final target of a symlink chain, even a dangling one,
@@ -39,48 +65,42 @@ async function syncDirectory(dir: string): Promise<void> {
   await handle.close();
 }
 
-const tempName = (target: string) => `.${basename(target)}.${randomBytes(TEMP_ID_BYTES).toString("hex")}.tmp`;
+const execFileAsync = promisify(execFile);
 
-function isTempOf(name: string, target: string): boolean {
-  const prefix = `.${basename(target)}.`;
-  const id = name.slice(prefix.length, -".tmp".length);
-  return (
-    name.startsWith(prefix) &&
-    name.endsWith(".tmp") &&
-    id.length === 2 * TEMP_ID_BYTES &&
-    /^[0-9a-f]+$/.test(id)
+/**
+ * Carries the extended attributes (user.*, security labels) and ACLs of `from` over to `to`, where the
+ * platform allows: Node has no xattr API, so GNU cp copies them (attributes only, not data). Best effort:
+ * a file system without xattrs, or no GNU cp, leaves `to` with its mode and owner only.
+ */
+async function copyAttributes(from: string, to: string): Promise<void> {
+  if (process.platform !== "linux") return;
+  await execFileAsync("cp", ["--attributes-only", "--preserve=mode,xattr", "--", from, to]).catch((error) =>
+    log.debug(`could not carry extended attributes of ${from} over`, error),
   );
 }
 
-/** Removes temp files a killed writer of `target` left behind; best effort, errors ignored. */
-async function removeStaleTemps(dir: string, target: string): Promise<void> {
-  const names = await readdir(dir).catch(() => [] as string[]);
-  const now = Date.now();
-  for (const name of names) {
-    if (!isTempOf(name, target)) continue;
-    const path = join(dir, name);
-    const info = await lstat(path).catch(() => undefined);
-    if (info?.isFile() && now - info.mtimeMs > STALE_TEMP_MS) await unlink(path).catch(() => undefined);
+/** Errors of link() that mean the file system has no hard links, so rename() must do. */
+const NO_HARD_LINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "EXDEV", "EMLINK", "ENOSYS"]);
+
+/** Gives `temp` the name `target` only if `target` does not exist (EEXIST otherwise). */
+async function createFrom(temp: string, target: string): Promise<void> {
+  try {
+    await link(temp, target);
+  } catch (error) {
+    if (!NO_HARD_LINKS.has((error as NodeJS.ErrnoException).code ?? "")) throw error;
+    // Without hard links the check and the rename are two steps; the window between them is tiny.
+    if (
+      await lstat(target).then(
+        () => true,
+        () => false,
+      )
+    ) {
+      throw Object.assign(new Error(`${target} exists`), { code: "EEXIST" });
+    }
+    await rename(temp, target);
+    return;
   }
-}
-
-export interface AtomicWriteOptions {
-  /** Create missing parent directories (Write does; Edit only touches existing files). */
-  createParents?: boolean;
-  /**
-   * CPU work to run while the disk flushes (hashing the new content): fsync waits on the device in
-   * the thread pool, so the main thread is free meanwhile.
-   */
-  whileSyncing?: () => void;
-  /** Permission bits of a file that does not exist yet (an existing file keeps its own). */
-  mode?: number;
-}
-
-export interface AtomicWriteResult {
-  /** The path actually written (a symlink's target). */
-  target: string;
-  /** Other hard links the file had: they still hold the old content. */
-  separatedLinks: number;
+  await unlink(temp);
 }
 
 /** Atomically replaces (or creates) `path` with `data`. */
@@ -105,17 +125,22 @@ export async function atomicWrite(
       }
       await handle.writeFile(data);
       const syncing = handle.sync();
+      const attributes = existing ? copyAttributes(target, temp) : undefined;
       options.whileSyncing?.();
       await syncing;
+      await attributes;
     } finally {
       await handle.close();
     }
-    await rename(temp, target);
+    await options.beforeRename?.();
+    if (options.createOnly) await createFrom(temp, target);
+    else await rename(temp, target);
   } catch (error) {
     await unlink(temp).catch(() => undefined);
     throw error;
   }
+  await options.afterRename?.();
   await syncDirectory(dir);
-  await removeStaleTemps(dir, target);
+  await sweepLeftovers(dir);
   return { target, separatedLinks: existing ? existing.nlink - 1 : 0 };
 }

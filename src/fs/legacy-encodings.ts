@@ -198,3 +198,9 @@ export function legacyUnencodable(text: string, encoding: LegacyEncoding): strin
 export function legacyDecodeStream(encoding: LegacyEncoding): NodeJS.ReadWriteStream {
   return iconv.decodeStream(encoding, { stripBOM: false });
 }
+
+/** A decoder fed chunk by chunk (multi-byte characters may straddle chunks), like StringDecoder. */
+export function legacyDecoder(encoding: LegacyEncoding): { write(chunk: Buffer): string; end(): string } {
+  const decoder = iconv.getDecoder(encoding, { stripBOM: false });
+  return { write: (chunk) => decoder.write(chunk), end: () => decoder.end() ?? "" };
+}

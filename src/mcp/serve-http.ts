@@ -8,6 +8,8 @@ import {
 import { isInitializeRequest } from "@modelcontextprotocol/server";
 import { log } from "../core/log.js";
 import type { McpManager } from "../core/mcp-manager.js";
+import { isRunning, taskStoreSlot } from "../tasks/store.js";
+import { envelopeError, INVALID_REQUEST } from "./jsonrpc.js";
 import { PostOffice } from "./post-office.js";
 import {
   type ContextFactory,
@@ -17,7 +19,7 @@ import {
 } from "./server.js";
 
 /** Largest request body accepted; tools/call limits its arguments further. */
-export const MAX_HTTP_BODY_BYTES = 16 * 1024 * 1024;
+export const MAX_HTTP_BODY_BYTES = 64 * 1024 * 1024;
 
 export const MCP_PATH = "/mcp";
 
@@ -26,6 +28,11 @@ export const MCP_PATH = "/mcp";
  * background jobs: a client that died never says goodbye with DELETE.
  */
 export const HTTP_SESSION_IDLE_MS = 30 * 60_000;
+/**
+ * The idle limit of a session with background jobs running: those hold processes, so a client that died
+ * without DELETE is noticed sooner. Long enough for a model that waits on a build between calls.
+ */
+export const HTTP_SESSION_IDLE_WITH_JOBS_MS = 10 * 60_000;
 
 /** JSON-RPC's code for a body that is not JSON; other transport-level refusals use the generic server code. */
 const PARSE_ERROR = -32700;
@@ -49,6 +56,8 @@ export interface HttpOptions {
   sessionIdleMs?: number;
   /** Per-connection session options (a named session to restore and save). */
   sessionOptions?: () => ToolSessionOptions;
+  /** The same for a session with background jobs running; HTTP_SESSION_IDLE_WITH_JOBS_MS by default. */
+  sessionWithJobsIdleMs?: number;
 }
 
 /** One MCP session over HTTP, with what tells whether its client is still around. */
@@ -78,6 +87,31 @@ function toolCallIds(body: unknown): Array<string | number> {
     const { method, id } = (m ?? {}) as { method?: unknown; id?: unknown };
     return method === "tools/call" && (typeof id === "string" || typeof id === "number") ? [id] : [];
   });
+}
+
+/**
+ * Answers a body holding a malformed JSON-RPC message with the error the spec names (see jsonrpc.ts), with
+ * HTTP 400, before the SDK sees it; true when it did.
+ */
+function refuseMalformed(res: ServerResponse, body: unknown): boolean {
+  const messages = Array.isArray(body) ? body : [body];
+  for (const message of messages) {
+    const invalid =
+      message === null || typeof message !== "object" || Array.isArray(message)
+        ? {
+            jsonrpc: "2.0",
+            id: null,
+            error: { code: INVALID_REQUEST, message: "Invalid Request: not an object." },
+          }
+        : envelopeError(message as Record<string, unknown>);
+    if (!invalid) continue;
+    log.warn(`MCP HTTP: refused a malformed message: ${invalid.error.message}`);
+    const { jsonrpc, id, error } = invalid;
+    res.writeHead(400, { "content-type": "application/json" });
+    res.end(JSON.stringify({ jsonrpc, id, error }));
+    return true;
+  }
+  return false;
 }
 
 function tokenMatches(req: IncomingMessage, token: string): boolean {
@@ -125,6 +159,9 @@ export async function serveToolsOverHttp(
   const sessions = new Map<string, HttpSession>();
   const postOffice = new PostOffice();
   const idleMs = options.sessionIdleMs ?? HTTP_SESSION_IDLE_MS;
+  const jobsIdleMs = Math.min(options.sessionWithJobsIdleMs ?? HTTP_SESSION_IDLE_WITH_JOBS_MS, idleMs);
+  const idleLimit = (entry: HttpSession) =>
+    entry.session.ctx.session.get(taskStoreSlot).list().some(isRunning) ? jobsIdleMs : idleMs;
   const loopback = isLoopback(options.host);
   // DNS-rebinding guards only make sense for loopback: a page in a browser could otherwise reach us.
   const validateHost = loopback ? localhostHostValidation() : undefined;
@@ -169,13 +206,14 @@ export async function serveToolsOverHttp(
     () => {
       const now = Date.now();
       for (const [id, entry] of sessions) {
-        if (entry.openResponses > 0 || now - entry.lastActive < idleMs) continue;
-        log.debug(`closing MCP HTTP session ${id}: idle for ${idleMs} ms`);
+        const limit = idleLimit(entry);
+        if (entry.openResponses > 0 || now - entry.lastActive < limit) continue;
+        log.debug(`closing MCP HTTP session ${id}: idle for ${limit} ms`);
         sessions.delete(id);
         void entry.transport.close().finally(() => entry.session.dispose());
       }
     },
-    Math.min(idleMs, SESSION_SWEEP_MAX_MS),
+    Math.min(jobsIdleMs, SESSION_SWEEP_MAX_MS),
   );
   sweep.unref();
 
@@ -201,6 +239,7 @@ export async function serveToolsOverHttp(
     }
     const parsed = await readBody(req);
     if (!parsed.ok) return sendJsonError(res, parsed.status, parsed.message, { code: parsed.code });
+    if (refuseMalformed(res, parsed.body)) return;
     if (existing) return serveInSession(existing, req, res, parsed.body);
     if (sessionId)
       return sendJsonError(res, 404, "Unknown Mcp-Session-Id: the session ended; initialize a new one.");

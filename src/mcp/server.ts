@@ -1,6 +1,7 @@
 import { type ListToolsResult, Server } from "@modelcontextprotocol/server";
 import type { ToolContext } from "../core/context.js";
 import { createHost, type Host, HostCapability } from "../core/host.js";
+import { MAX_ARGUMENT_CHARS } from "../core/limits.js";
 import { log } from "../core/log.js";
 import type { McpManager } from "../core/mcp-manager.js";
 import { ToolResult } from "../core/result.js";
@@ -19,8 +20,7 @@ import { serverIdentity } from "./identity.js";
 import { type PostOffice, recipientName } from "./post-office.js";
 import { progressChannel } from "./progress.js";
 
-/** Largest `arguments` object a tools/call may carry (as JSON); bigger ones are refused, not parsed by tools. */
-export const MAX_ARGUMENT_CHARS = 4 * 1024 * 1024;
+export { MAX_ARGUMENT_CHARS };
 
 /** Builds the context one connection's calls run in: its own session, served by `host`. */
 export type ContextFactory = (session: Session, host: Host) => ToolContext;
@@ -119,7 +119,8 @@ export function createToolSession(
     if (size > MAX_ARGUMENT_CHARS) {
       return toMcpResult(
         ToolResult.rejected(
-          `The arguments of ${name} are ${size} characters of JSON, more than the ${MAX_ARGUMENT_CHARS} a call may carry. Write large content to a file first and pass its path.`,
+          `The arguments of ${name} are ${size} characters of JSON, more than the ${MAX_ARGUMENT_CHARS} (${MAX_ARGUMENT_CHARS / 1024 / 1024} MiB) an MCP call may carry, so nothing was run. ` +
+            "Split the work: Write a first part, then add the rest with Edit calls, or produce large files with a command (Bash).",
         ),
       );
     }

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { StringDecoder } from "node:string_decoder";
 import { log } from "../core/log.js";
 import { toolUnavailable } from "../process/shells.js";
+import { envelopeError } from "./jsonrpc.js";
 
 /**
  * The stdio side of `cc-tools mcp`: newline-delimited JSON-RPC on stdin/stdout, shaped as an MCP SDK
@@ -217,6 +218,13 @@ export class StdioConnection implements MessageTransport {
         id: null,
         error: { code: -32600, message: "Invalid request: not an object." },
       });
+      return;
+    }
+    const invalid = envelopeError(message);
+    if (invalid) {
+      const { answer, ...reply } = invalid;
+      log.warn(`MCP: refused a malformed message: ${reply.error.message}`);
+      if (answer) this.write(reply);
       return;
     }
     this.track(message);

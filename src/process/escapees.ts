@@ -1,17 +1,20 @@
 import { randomBytes } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
+import { allPids, isZombie, lastPid, procEnviron, procStat } from "./procfs.js";
 
 /**
  * A process that calls setsid (daemons, `setsid cmd &`) leaves its process group, so killing the group
  * misses it. Every supervised command carries this variable in its environment, which its descendants
  * inherit whatever group or session they move to; after the command ends, the processes that still carry
- * its value are found in /proc and killed. (A program that clears its whole environment still escapes.)
+ * its value are found in /proc and killed. The command also starts its own session (setsid), which its
+ * descendants keep unless they call setsid themselves; so a process that drops the variable
+ * (`env -u CC_TOOLS_RUN cmd &`) is still found by its session id. What escapes both is a process that
+ * clears its environment AND starts a new session (`setsid env -i cmd`): only a cgroup would hold that.
  */
 export const RUN_MARKER_VAR = "CC_TOOLS_RUN";
 
 /** This host process's part of every marker, so host exit can find all of its runs' processes. */
-const HOST_TOKEN = `${process.pid}-${randomBytes(4).toString("hex")}`;
+export const HOST_TOKEN = `${process.pid}-${randomBytes(4).toString("hex")}`;
 let runCounter = 0;
 /** How often escaped processes are checked while they get their grace period. */
 const ESCAPEE_POLL_MS = 20;
@@ -19,19 +22,6 @@ const ESCAPEE_POLL_MS = 20;
 /** A fresh marker value for one run. */
 export function newRunMarker(): string {
   return `${HOST_TOKEN}.${++runCounter}`;
-}
-
-/**
- * The last process id the kernel handed out (the last field of /proc/loadavg); undefined when unknown.
- * Taken before a run starts, it bounds the ids of the processes the run can have created.
- */
-export function lastPid(): number | undefined {
-  try {
-    const pid = Number(readFileSync("/proc/loadavg", "utf8").trim().split(" ").pop());
-    return Number.isInteger(pid) ? pid : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Up to this many ids are probed one by one; past it, /proc is listed (cheaper for wide ranges). */
@@ -43,36 +33,32 @@ function idsCreatedAfter(since: number | undefined): number[] {
   if (since !== undefined && last !== undefined && last >= since && last - since <= DIRECT_PROBE_MAX) {
     return Array.from({ length: last - since }, (_, i) => since + 1 + i);
   }
-  let entries: string[];
-  try {
-    entries = readdirSync("/proc");
-  } catch {
-    return [];
-  }
-  const ids = entries.map(Number).filter((pid) => Number.isInteger(pid));
+  const ids = allPids() ?? [];
   if (since === undefined || last === undefined) return ids;
   // Ids are handed out in increasing order and wrap around at pid_max.
   return ids.filter((pid) => (last >= since ? pid > since && pid <= last : pid > since || pid <= last));
 }
 
-/** Live processes whose environment holds `needle` (zombies have an empty environment). */
+/**
+ * Live processes whose environment holds `needle`, or (when `sessionId` is given) that are still in that
+ * session. Zombies have an empty environment and are skipped.
+ */
 function processesWith(
   needle: Buffer,
   createdAfter: number | undefined,
+  sessionId?: number,
   ignoreNames: readonly string[] = [],
 ): number[] {
   const found: number[] = [];
   for (const pid of idsCreatedAfter(createdAfter)) {
     if (pid === process.pid) continue;
-    try {
-      const environ = readFileSync(`/proc/${pid}/environ`);
-      const at = environ.indexOf(needle);
-      if (at !== 0 && !(at > 0 && environ[at - 1] === 0)) continue;
-      if (ignoreNames.length > 0 && ignoreNames.includes(readFileSync(`/proc/${pid}/comm`, "utf8").trim()))
-        continue;
-      found.push(pid);
-    } catch {
-      // no such process, or not ours to read
+    if (ignoreNames.length > 0 && ignoreNames.includes(procStat(pid)?.name ?? "")) continue;
+    const environ = procEnviron(pid);
+    const at = environ?.indexOf(needle) ?? -1;
+    if (at === 0 || (at > 0 && environ![at - 1] === 0)) found.push(pid);
+    else if (sessionId !== undefined) {
+      const stat = procStat(pid);
+      if (stat?.session === sessionId && !isZombie(stat)) found.push(pid);
     }
   }
   return found;
@@ -93,18 +79,19 @@ function signalAll(pids: number[], signal: NodeJS.Signals): void {
 }
 
 /**
- * Kills every process still carrying this run's marker: SIGTERM, then SIGKILL after the grace period.
- * `createdAfter` is lastPid() from before the run started. Resolves true when there were any. Processes
- * named in `ignoreNames` are not the command's (the sandbox's launcher, still ending its namespace).
+ * Kills every process still carrying this run's marker or still in its session (`sessionId`, the run's
+ * first pid): SIGTERM, then SIGKILL after the grace period. `createdAfter` is lastPid() from before the
+ * run started. Resolves true when there were any.
  */
 export async function killEscapees(
   marker: string,
   createdAfter: number | undefined,
   graceMs: number,
-  ignoreNames: readonly string[] = [],
+  /** `sessionId`: the run's session; `ignoreNames`: processes that are not the command's (the sandbox's launcher). */
+  scope: { sessionId?: number; ignoreNames?: readonly string[] } = {},
 ): Promise<boolean> {
   const needle = markerNeedle(marker);
-  const find = () => processesWith(needle, createdAfter, ignoreNames);
+  const find = () => processesWith(needle, createdAfter, scope.sessionId, scope.ignoreNames);
   const escaped = find();
   if (escaped.length === 0) return false;
   signalAll(escaped, "SIGTERM");
@@ -117,7 +104,7 @@ export async function killEscapees(
   return true;
 }
 
-/** On host exit: SIGKILL, synchronously, every process any run of this host left anywhere. */
-export function killAllEscapeesNow(): void {
-  signalAll(processesWith(Buffer.from(`${RUN_MARKER_VAR}=${HOST_TOKEN}.`), undefined), "SIGKILL");
+/** SIGKILL, synchronously, every process any run of host `hostToken` (this host by default) left anywhere. */
+export function killAllEscapeesNow(hostToken = HOST_TOKEN): void {
+  signalAll(processesWith(Buffer.from(`${RUN_MARKER_VAR}=${hostToken}.`), undefined), "SIGKILL");
 }

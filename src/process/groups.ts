@@ -1,6 +1,7 @@
-import { readdirSync, readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { killAllEscapeesNow } from "./escapees.js";
+import { clearRegistry, forgetGroup, recordGroup } from "./group-registry.js";
+import { groupMembers } from "./procfs.js";
 
 /** How long a process group gets between SIGTERM and SIGKILL to clean up. */
 export const KILL_GRACE_MS = 2_000;
@@ -32,44 +33,29 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
  */
 export function groupAlive(pgid: number, ignoreNames: readonly string[] = []): boolean {
   if (!signalGroup(pgid, 0)) return false;
-  let entries: string[];
-  try {
-    entries = readdirSync("/proc");
-  } catch {
-    return true;
-  }
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      // Fields after the parenthesised command name: state, ppid, pgrp.
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(pgrp) !== pgid || state === "Z") continue;
-      if (!ignoreNames.includes(stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")))) {
-        return true;
-      }
-    } catch {
-      // the process ended while we looked
-    }
-  }
-  return false;
+  const members = groupMembers(pgid, ignoreNames);
+  return members === undefined || members.length > 0;
 }
 
 /**
- * SIGTERM to the whole group, then SIGKILL to whatever is left after the grace period. Processes named in
- * `launcherNames` (the sandbox's bwrap, whose PID-namespace init ignores SIGTERM) are killed at once when
- * nothing else is left, instead of after the grace period.
+ * SIGTERM to the whole group, then SIGKILL to whatever is left after the grace period. Once
+ * `hold.keepAlive` turns false, the wait no longer keeps the host running: nobody awaits it any more (a
+ * time-out already returned), and a host with nothing else to do exits, its exit handler SIGKILLing the
+ * group at once. Processes named in `launcherNames` are killed at once when nothing else is left, instead
+ * of after the grace period.
  */
 export async function killGroup(
   pgid: number,
   graceMs = KILL_GRACE_MS,
+  hold: { keepAlive: boolean } = { keepAlive: true },
   launcherNames: readonly string[] = [],
 ): Promise<void> {
   if (!signalGroup(pgid, "SIGTERM")) return;
   const deadline = Date.now() + graceMs;
   while (Date.now() < deadline) {
-    await sleep(KILL_POLL_MS);
+    await sleep(KILL_POLL_MS, undefined, { ref: hold.keepAlive });
     if (!groupAlive(pgid)) return;
+    // The sandbox's launcher (bwrap, whose PID-namespace init ignores SIGTERM) alone is left: kill it now.
     if (launcherNames.length > 0 && !groupAlive(pgid, launcherNames)) break;
   }
   signalGroup(pgid, "SIGKILL");
@@ -79,6 +65,7 @@ function killAllNow(): void {
   for (const pgid of liveGroups) signalGroup(pgid, "SIGKILL");
   liveGroups.clear();
   killAllEscapeesNow();
+  clearRegistry();
 }
 
 /**
@@ -100,12 +87,14 @@ function installHandlers(): void {
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, onSignal);
 }
 
-/** Registers a group so host exit kills it; the exit handlers are installed on first use. */
+/** Registers a group so host exit kills it, and (on disk) so the next host reaps it if this one is SIGKILLed. */
 export function trackGroup(pgid: number): void {
   installHandlers();
   liveGroups.add(pgid);
+  recordGroup(pgid);
 }
 
 export function untrackGroup(pgid: number): void {
   liveGroups.delete(pgid);
+  forgetGroup(pgid);
 }

@@ -1,7 +1,8 @@
 import { spawn } from "node:child_process";
 import { errorMessage } from "../core/errors.js";
-import { killEscapees, lastPid, newRunMarker, RUN_MARKER_VAR } from "./escapees.js";
+import { killEscapees, newRunMarker, RUN_MARKER_VAR } from "./escapees.js";
 import { groupAlive, KILL_GRACE_MS, killGroup, trackGroup, untrackGroup } from "./groups.js";
+import { lastPid } from "./procfs.js";
 
 /** How often a running command is checked for waiting on input. */
 const STALL_POLL_MS = 500;
@@ -10,6 +11,12 @@ const STALL_POLL_MS = 500;
  * process that escaped the group with setsid could otherwise hold them open forever).
  */
 const PIPE_CLOSE_GRACE_MS = 1_000;
+
+/**
+ * After a time-out, how long `done` waits for the group to die before it resolves anyway: a time-out
+ * returns at its time, and the kill (TERM, then KILL after KILL_GRACE_MS) finishes in the background.
+ */
+const TIMEOUT_RETURN_WAIT_MS = 200;
 
 /** Why a supervised command ended. */
 export type EndReason = "exited" | "timeout" | "aborted" | "stalled" | "stopped" | "spawnFailed";
@@ -23,6 +30,11 @@ export interface Outcome {
   straysKilled: boolean;
   /** Why the process could not be started (reason "spawnFailed"). */
   spawnError?: string;
+  /**
+   * A timed-out command was still stopping when its result was returned: it got SIGTERM, and gets SIGKILL
+   * after KILL_GRACE_MS; the host's exit handlers reach it until it is gone.
+   */
+  stillStopping?: boolean;
 }
 
 export interface SuperviseOptions {
@@ -48,8 +60,13 @@ export interface SuperviseOptions {
 
 export interface Supervised {
   readonly pid: number | undefined;
-  /** Resolves once the whole group is gone and the output is drained. Never rejects. */
+  /**
+   * Resolves once the whole group is gone and the output is drained, or, after a time-out, at most
+   * TIMEOUT_RETURN_WAIT_MS later (then `stillStopping` is set). Never rejects.
+   */
   readonly done: Promise<Outcome>;
+  /** Resolves once the whole group is gone, time-out or not. */
+  readonly finished: Promise<Outcome>;
   /** Kills the group (TERM, then KILL); `done` then resolves with reason "stopped". */
   stop(): Promise<Outcome>;
 }
@@ -78,7 +95,8 @@ export function supervise(options: SuperviseOptions): Supervised {
       straysKilled: false,
       spawnError: errorMessage(error),
     };
-    return { pid: undefined, done: Promise.resolve(outcome), stop: () => Promise.resolve(outcome) };
+    const settled = Promise.resolve(outcome);
+    return { pid: undefined, done: settled, finished: settled, stop: () => settled };
   }
   const pid = child.pid;
   if (pid !== undefined) trackGroup(pid);
@@ -89,11 +107,34 @@ export function supervise(options: SuperviseOptions): Supervised {
   const end = (why: EndReason) => {
     if (killing || pid === undefined) return;
     reason = why;
-    killing = killGroup(pid, KILL_GRACE_MS, options.launcherNames);
+    killing = killGroup(pid, KILL_GRACE_MS, killHold, options.launcherNames);
   };
 
-  const timer =
-    options.timeoutMs === undefined ? undefined : setTimeout(() => end("timeout"), options.timeoutMs);
+  /** Cleared when a time-out returned before the group died: its kill then does not hold the host open. */
+  const killHold = { keepAlive: true };
+  /** Set when a time-out returned before the group died: later output goes nowhere. */
+  let returned = false;
+  let returnEarly: ((outcome: Outcome) => void) | undefined;
+  const onTimeout = () => {
+    end("timeout");
+    setTimeout(() => {
+      returned = true;
+      // Nothing waits for this process now: a host with nothing else to do may exit, and its exit handler
+      // SIGKILLs the group at once.
+      clearInterval(poll);
+      killHold.keepAlive = false;
+      child.unref();
+      for (const pipe of [child.stdout, child.stderr]) (pipe as { unref?: () => void } | null)?.unref?.();
+      returnEarly?.({
+        reason: "timeout",
+        exitCode: null,
+        signal: null,
+        straysKilled: false,
+        stillStopping: true,
+      });
+    }, TIMEOUT_RETURN_WAIT_MS).unref();
+  };
+  const timer = options.timeoutMs === undefined ? undefined : setTimeout(onTimeout, options.timeoutMs);
   const poll = options.isWaitingForInput
     ? setInterval(() => {
         if (pid !== undefined && options.isWaitingForInput?.(pid)) end("stalled");
@@ -103,14 +144,15 @@ export function supervise(options: SuperviseOptions): Supervised {
   if (options.signal?.aborted) onAbort();
   options.signal?.addEventListener("abort", onAbort, { once: true });
 
-  child.stdout!.on("data", options.onStdout);
-  child.stderr!.on("data", options.onStderr);
+  // Read to the end even after an early return, so a dying process never blocks on a full pipe.
+  child.stdout!.on("data", (chunk: Buffer) => returned || options.onStdout(chunk));
+  child.stderr!.on("data", (chunk: Buffer) => returned || options.onStderr(chunk));
   if (child.stdin) {
     child.stdin.on("error", () => {});
     child.stdin.end(options.stdin);
   }
 
-  const done = new Promise<Outcome>((resolve) => {
+  const finished = new Promise<Outcome>((resolve) => {
     let exitCode: number | null = null;
     let exitSignal: NodeJS.Signals | null = null;
     let spawnError: string | undefined;
@@ -141,10 +183,14 @@ export function supervise(options: SuperviseOptions): Supervised {
         if (pid === undefined) return;
         if (groupAlive(pid, options.launcherNames)) {
           straysKilled = true;
-          await killGroup(pid, KILL_GRACE_MS, options.launcherNames);
+          await killGroup(pid, KILL_GRACE_MS, undefined, options.launcherNames);
         }
-        if ((await killEscapees(marker, pidsBefore, KILL_GRACE_MS, options.launcherNames)) && !alreadyKilling)
-          straysKilled = true;
+        // detached: the command leads its own session, so its pid is also the session id.
+        const escaped = await killEscapees(marker, pidsBefore, KILL_GRACE_MS, {
+          sessionId: pid,
+          ignoreNames: options.launcherNames,
+        });
+        if (escaped && !alreadyKilling) straysKilled = true;
       })();
       void killing.then(() => {
         setTimeout(() => {
@@ -155,10 +201,17 @@ export function supervise(options: SuperviseOptions): Supervised {
     });
     child.on("close", () => void finish());
   });
+  const done = Promise.race([
+    finished,
+    new Promise<Outcome>((resolve) => {
+      returnEarly = resolve;
+    }),
+  ]);
 
   return {
     pid,
     done,
+    finished,
     stop() {
       end("stopped");
       return done;

@@ -103,9 +103,19 @@ async function run(
   const rest = decoder.end();
   if (rest) onText(rest, how.prefix, () => {});
   if (query.signal.aborted) throw new ToolError("The search was cancelled.");
-  // Exit 2 with output means some files could not be read; the results found are still good.
-  if (result.code === 2 && !sawOutput && !result.stopped) throw failure(result.stderr);
+  // Exit 2 with output means some files could not be read; the results found are still good. Without
+  // output, entries that vanished mid-walk (another process's temp file or lock, or a directory of the
+  // root passed by name, see splitRoot) hold nothing to list: that is an empty listing, not a failure.
+  if (result.code === 2 && !sawOutput && !result.stopped && !onlyVanished(result.stderr)) {
+    throw failure(result.stderr);
+  }
   return { stopped: result.stopped };
+}
+
+/** True when every complaint of rg is about an entry that no longer exists. */
+function onlyVanished(stderr: string): boolean {
+  const lines = stderr.split("\n").filter((line) => line.trim() !== "");
+  return lines.length > 0 && lines.every((line) => /No such file or directory \(os error 2\)/.test(line));
 }
 
 /** Collects NUL-terminated paths (`--files`, `-l`), reporting progress as they arrive. */

@@ -34,7 +34,7 @@ async function setup(
       : anthropicProvider({ apiKey: "test-key", baseURL: stand.url, idleMs: 2_000 });
   const runtime = new AgentRuntime({
     provider,
-    model: "claude-sonnet-4-5",
+    model: "claude-sonnet-5-5",
     configDir: tempDir("cc-tools-config-"),
     retry: { baseDelayMs: 10, maxDelayMs: 50 },
     contextWindow: options.contextWindow,
@@ -249,10 +249,10 @@ describe("the agent loop", () => {
     ]);
     const result = await agent.run("hi", new AbortController().signal);
     expect(result.usage).toMatchObject({ inputTokens: 1000, outputTokens: 500, cacheReadTokens: 2000 });
-    const usage = ctx.costTracker.byModel().get("claude-sonnet-4-5")!;
+    const usage = ctx.costTracker.byModel().get("claude-sonnet-5-5")!;
     expect(usage.inputTokens).toBe(1000);
     const expected = (1000 * 3 + 500 * 15 + 2000 * 0.3) / 1e6;
-    expect(costOf("claude-sonnet-4-5", usage)).toBeCloseTo(expected, 10);
+    expect(costOf("claude-sonnet-5-5", usage)).toBeCloseTo(expected, 10);
     expect(totalCost(ctx.costTracker)).toBeCloseTo(expected, 10);
   });
 });

@@ -1,7 +1,9 @@
-import { existsSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { Session, type SessionSlot } from "../../src/core/session.js";
+import { Session, type SessionSlot, sweepSessionDirs } from "../../src/core/session.js";
 
 const counter: SessionSlot<{ n: number }> = {
   key: "counter",
@@ -20,15 +22,46 @@ describe("Session", () => {
     expect(restored.get(counter).n).toBe(5);
   });
 
-  it("removes its own temp dir when nothing was left in it, and keeps files results point to", async () => {
-    const empty = new Session();
-    const emptyDir = empty.dir;
-    await empty.dispose();
-    expect(existsSync(emptyDir)).toBe(false);
-
+  it("removes its own temp dir with everything in it, unless it keeps its files for a later reader", async () => {
     const used = new Session();
     writeFileSync(join(used.dir, "spilled.txt"), "output");
     await used.dispose();
-    expect(existsSync(join(used.dir, "spilled.txt"))).toBe(true);
+    expect(existsSync(used.dir)).toBe(false);
+
+    const kept = new Session({ keepFiles: true });
+    writeFileSync(join(kept.dir, "spilled.txt"), "output");
+    await kept.dispose();
+    expect(existsSync(join(kept.dir, "spilled.txt"))).toBe(true);
+    const emptyKept = new Session({ keepFiles: true });
+    const emptyDir = emptyKept.dir;
+    await emptyKept.dispose();
+    expect(existsSync(emptyDir)).toBe(false);
+    rmSync(kept.dir, { recursive: true });
+  });
+
+  it("sweeps session dirs of dead owners (kept ones after 6 h), and any dir untouched for a week, but not live ones", async () => {
+    const deadPid = spawnSync(process.execPath, ["-e", ""]).pid!;
+    const make = (owner: number, ageHours: number, keep = false) => {
+      const dir = mkdtempSync(join(tmpdir(), `cc-tools-session-${owner}-`));
+      writeFileSync(join(dir, "out.txt"), "x");
+      if (keep) writeFileSync(join(dir, ".cc-tools-keep"), "");
+      const t = Date.now() / 1000 - ageHours * 3600;
+      utimesSync(dir, t, t);
+      return dir;
+    };
+    const dead = make(deadPid, 0);
+    const deadKeptOld = make(deadPid, 7, true);
+    const deadKeptRecent = make(deadPid, 1, true);
+    const liveOld = make(process.ppid, 7);
+    const liveAncient = make(process.ppid, 24 * 8);
+    await sweepSessionDirs();
+    expect([dead, deadKeptOld, deadKeptRecent, liveOld, liveAncient].map(existsSync)).toEqual([
+      false,
+      false,
+      true,
+      true,
+      false,
+    ]);
+    for (const dir of [deadKeptRecent, liveOld]) rmSync(dir, { recursive: true });
   });
 });

@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import {
   chmodSync,
   chownSync,
@@ -9,7 +9,7 @@ import {
   utimesSync,
   writeFileSync,
 } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { atomicWrite } from "../../src/fs/atomic-write.js";
@@ -60,19 +60,33 @@ describe("atomicWrite", () => {
     expect(readdirSync(join(dir, "x"))).toEqual(["y.txt"]);
   });
 
-  it("removes temp files a killed writer left behind, but not recent ones or other files", async () => {
+  it("removes temp files killed writers left behind (dead pid, or old), but not live ones or other files", async () => {
     const dir = tempDir();
     const path = join(dir, "y.txt");
     writeFileSync(path, "old");
-    const stale = join(dir, ".y.txt.0123456789ab.tmp");
-    const recent = join(dir, ".y.txt.ba9876543210.tmp");
+    const deadPid = spawnSync(process.execPath, ["-e", ""]).pid!;
+    const dead = join(dir, `.other.txt.cc-tools-${deadPid}-0123456789ab.tmp`);
+    const live = join(dir, `.y.txt.cc-tools-${process.ppid}-ba9876543210.tmp`);
+    const oldLive = join(dir, `.z.txt.cc-tools-${process.ppid}-aaaaaaaaaaaa.tmp`);
     const unrelated = join(dir, ".y.txt.mine.tmp");
-    for (const p of [stale, recent, unrelated]) writeFileSync(p, "partial");
+    for (const p of [dead, live, oldLive, unrelated]) writeFileSync(p, "partial");
     const hourAgo = Date.now() / 1000 - 3600;
-    utimesSync(stale, hourAgo, hourAgo);
+    utimesSync(oldLive, hourAgo, hourAgo);
     utimesSync(unrelated, hourAgo, hourAgo);
     await atomicWrite(path, Buffer.from("new"));
-    expect(readdirSync(dir).sort()).toEqual([".y.txt.ba9876543210.tmp", ".y.txt.mine.tmp", "y.txt"]);
+    expect(readdirSync(dir).sort()).toEqual([basename(live), ".y.txt.mine.tmp", "y.txt"]);
+  });
+
+  it("writes a file whose name is 255 bytes, the most a name may have", async () => {
+    const dir = tempDir();
+    for (const name of ["n".repeat(255), `${"é".repeat(126)}xyz`]) {
+      expect(Buffer.byteLength(name)).toBe(255);
+      const path = join(dir, name);
+      await atomicWrite(path, Buffer.from("first"));
+      await atomicWrite(path, Buffer.from("second"));
+      expect(readFileSync(path, "utf8")).toBe("second");
+    }
+    expect(readdirSync(dir)).toHaveLength(2);
   });
 
   it("reports other hard links, which keep the old content", async () => {

@@ -93,7 +93,7 @@ describe("MCP server session", () => {
       arguments: { command: "x".repeat(MAX_ARGUMENT_CHARS + 1) },
     });
     expect(huge.isError).toBe(true);
-    expect(text(huge)).toContain("Write large content to a file");
+    expect(text(huge)).toContain("16 MiB) an MCP call may carry, so nothing was run. Split the work");
   });
 
   it("keeps session state (the shell's cwd) across calls of one connection, not between connections", async () => {
@@ -318,11 +318,12 @@ describe("MCP server over Streamable HTTP: broken clients", () => {
     expect(await next.text()).toContain("next");
   });
 
-  it("closes a session left idle, killing its background jobs", async () => {
+  it("closes a session with background jobs once idle for the shorter limit, killing its jobs", async () => {
     const served = await serveToolsOverHttp(factory(tempDir()), undefined, {
       host: "127.0.0.1",
       port: 0,
-      sessionIdleMs: 300,
+      sessionIdleMs: 60_000,
+      sessionWithJobsIdleMs: 300,
     });
     cleanups.push(() => served.close());
     const session = await rawSession(served.url);

@@ -43,10 +43,12 @@ describe("supervise", () => {
     expect(await eventually(() => survivors(secs).length === 0)).toBe(true);
   });
 
-  it("escalates to SIGKILL when the group ignores SIGTERM", async () => {
+  it("returns a time-out at its time, then escalates to SIGKILL when the group ignores SIGTERM", async () => {
     const { supervised } = run("trap '' TERM; echo ready; while :; do sleep 0.05; done", { timeoutMs: 200 });
     const outcome = await supervised.done;
-    expect(outcome.reason).toBe("timeout");
+    expect(outcome).toMatchObject({ reason: "timeout", stillStopping: true });
+    expect(groupAlive(supervised.pid!)).toBe(true);
+    expect((await supervised.finished).reason).toBe("timeout");
     expect(groupAlive(supervised.pid!)).toBe(false);
   });
 

@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { type Command, InvalidArgumentError } from "commander";
+import { installCrashGuard } from "../../core/crash-guard.js";
 import { type ModelAccess, withModel } from "../../core/host.js";
 import type { McpServerStatus } from "../../core/mcp-manager.js";
 import type { Session } from "../../core/session.js";
@@ -60,6 +61,7 @@ function usageError(command: string, message: string): void {
  * while the SDK, the executor and the tools load; the heavy modules load only after that.
  */
 async function serve(flags: ServeFlags, command: Command): Promise<void> {
+  installCrashGuard("cc-tools mcp");
   const stray = (["port", "host"] as const).filter((name) => command.getOptionValueSource(name) === "cli");
   if (!flags.http && stray.length > 0) {
     return usageError(

@@ -119,7 +119,7 @@ async function createFile(
 ): Promise<ToolResult> {
   if (input.old_string !== "") throw new ToolError(await missingFileMessage(path, ctx.workingDir));
   const bytes = encodeText(input.new_string, newFileFormat(target));
-  await writeAndRecord(ctx, target, bytes, viewOf(input.new_string), {
+  await writeAndRecord(ctx, target, undefined, bytes, viewOf(input.new_string), {
     createParents: true,
   });
   // A file just created has no other links, so the write has nothing to add.
@@ -183,6 +183,7 @@ export const editTool = defineTool({
       const note = await writeAndRecord(
         ctx,
         target,
+        current,
         bytes,
         keepsSnapshot(newLength) ? applySplices(decoded.view, splices) : undefined,
       );

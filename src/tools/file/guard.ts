@@ -1,10 +1,16 @@
-import { readFile, stat } from "node:fs/promises";
+import { constants, type Stats } from "node:fs";
+import { access, type FileHandle, open, readFile, stat } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { ToolContext } from "../../core/context.js";
-import { InputError } from "../../core/errors.js";
-import { type AtomicWriteOptions, atomicWrite, writeTarget } from "../../fs/atomic-write.js";
-import { type DecodedText, MAX_DECODED_FILE_BYTES } from "../../fs/codec.js";
-import { withFileLock } from "../../fs/file-lock.js";
+import { InputError, ToolError } from "../../core/errors.js";
+import {
+  type AtomicWriteOptions,
+  type AtomicWriteResult,
+  atomicWrite,
+  writeTarget,
+} from "../../fs/atomic-write.js";
+import { type DecodedText, decodeText, MAX_DECODED_FILE_BYTES } from "../../fs/codec.js";
+import { assertLockHeld, withFileLock } from "../../fs/file-lock.js";
 import { nearestExisting } from "../../fs/missing-file.js";
 import { changeDiff, contentHash, readStateSlot } from "../../fs/read-state.js";
 import { readBounded, specialFileKind } from "../../fs/regular-file.js";
@@ -17,8 +23,9 @@ import { readBounded, specialFileKind } from "../../fs/regular-file.js";
  */
 
 /**
- * Runs `work` on the file a write to `path` lands in (a symlink's target), holding that file's lock:
- * the lock and the read-state both key on the real file, so a link and its target serialise together.
+ * Runs `work` on the file a write to `path` lands in (a symlink's target), holding that file's lock (in
+ * this process and across processes, see file-lock.ts): the lock and the read-state both key on the real
+ * file, so a link and its target serialise together.
  */
 export async function withWriteTarget<T>(path: string, work: (target: string) => Promise<T>): Promise<T> {
   const target = await writeTarget(path);
@@ -41,6 +48,7 @@ export async function readCurrent(target: string): Promise<Buffer | undefined> {
           "Change it with Bash instead (sed -i, or a script).",
       );
     if (info.size > MAX_DECODED_FILE_BYTES) throw tooLarge(`${info.size} bytes`);
+    await requireWritable(target, info);
     const bytes = info.isFile() ? await readBounded(target, MAX_DECODED_FILE_BYTES) : await readFile(target);
     if (!bytes) throw tooLarge("larger than its reported size");
     return bytes;
@@ -52,6 +60,27 @@ export async function readCurrent(target: string): Promise<Buffer | undefined> {
     if (code === "ENOTDIR") throw new InputError(await notUnderDirectoryMessage(target));
     throw error;
   }
+}
+
+/**
+ * Refuses a file its owner made read-only (no write bit for anyone, or none for us), as an in-place writer
+ * would: the atomic rename needs only the directory to be writable, so without this check a 0444 file
+ * would be replaced anyway, even by root.
+ */
+async function requireWritable(target: string, info: Stats): Promise<void> {
+  const readOnly = info.isFile() && (info.mode & 0o222) === 0;
+  const denied =
+    !readOnly &&
+    (await access(target, constants.W_OK).then(
+      () => false,
+      () => true,
+    ));
+  if (!readOnly && !denied) return;
+  const mode = (info.mode & 0o7777).toString(8).padStart(4, "0");
+  throw new InputError(
+    `${target} is read-only (mode ${mode}${denied ? ", not writable by this user" : ""}), so nothing was written. ` +
+      "Its owner made it so on purpose, or it belongs to someone else: if it really should change, make it writable first (chmod u+w), then retry.",
+  );
 }
 
 /** Names the ancestor of `target` that is a file where a directory should be. */
@@ -99,6 +128,25 @@ export function requireFreshRead(
   );
 }
 
+/** How many times, and how far apart, a file another program is writing is re-read until it stops changing. */
+const SETTLE_READS = 10;
+const SETTLE_PAUSE_MS = 20;
+
+/** All bytes of an open file, from its start: read in one go when it has not grown since its stat. */
+async function readAll(handle: FileHandle): Promise<Buffer> {
+  const { size } = await handle.stat();
+  const chunks: Buffer[] = [];
+  for (let position = 0; ; ) {
+    // One byte more than the size, so a file that did not grow needs no second read to see its end.
+    const buffer = Buffer.allocUnsafe(Math.max(size - position + 1, 64 * 1024));
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
+    if (bytesRead === 0) return Buffer.concat(chunks);
+    chunks.push(buffer.subarray(0, bytesRead));
+    position += bytesRead;
+    if (bytesRead < buffer.length) return Buffer.concat(chunks);
+  }
+}
+
 /**
  * Refuses to change a file whose encoding cannot be written back exactly (a stateful encoding, or a
  * legacy one whose decoding does not round-trip): the write would alter bytes the caller never touched.
@@ -113,24 +161,107 @@ export function requireWritableEncoding(path: string, decoded: DecodedText): voi
 }
 
 /**
- * Writes `bytes` atomically and records them as read: content this session wrote is content the model
+ * Makes sure a change never silently replaces someone else's write. Another cc-tools process cannot
+ * interleave (the lock); a writer that takes no lock (an editor, `sed -i`, a script) can. So, just before
+ * the rename, the file must still hold `basis`, the bytes the change was made from; and the old file is
+ * kept open across the rename, so a write into it in the instant between that check and the rename is
+ * seen afterwards: its bytes (which now live only in the old file) are put back, and the change reports
+ * that it was not applied. A new file is created with link(), which fails if the name appeared meanwhile.
+ */
+class ReplaceCheck {
+  private old: FileHandle | undefined;
+
+  constructor(
+    private readonly ctx: ToolContext,
+    private readonly target: string,
+    private readonly basis: Buffer | undefined,
+  ) {}
+
+  async beforeRename(): Promise<void> {
+    await assertLockHeld(this.target);
+    if (!this.basis) return;
+    this.old = await open(this.target, "r").catch(() => undefined);
+    if (!this.old) {
+      throw new InputError(
+        `${this.target} was deleted while this change was being written, so nothing was written. Check whether it should still exist, then retry.`,
+      );
+    }
+    const now = await readAll(this.old);
+    if (this.basis.equals(now)) return;
+    await this.close();
+    requireFreshRead(this.ctx, this.target, now, decodeText(now)?.view);
+    throw changedMessage(this.target);
+  }
+
+  async afterRename(written: Uint8Array): Promise<void> {
+    if (!this.old) return;
+    let now = await readAll(this.old);
+    if (this.basis!.equals(now)) return this.close();
+    // The other program may be between its truncate and its write: wait until its bytes settle.
+    for (let i = 0; i < SETTLE_READS; i++) {
+      await new Promise((resolve) => setTimeout(resolve, SETTLE_PAUSE_MS));
+      const again = await readAll(this.old);
+      if (again.equals(now)) break;
+      now = again;
+    }
+    await this.close();
+    // Put back only over our own bytes: if the new file was written too, that write stands.
+    const current = await readFile(this.target).catch(() => undefined);
+    if (current?.equals(written)) await atomicWrite(this.target, now);
+    // Not an InputError: the file was touched (replaced, then put back), so this is not "refused before running".
+    throw new ToolError(
+      `${this.target} was written by another program at the same moment as this change, so that program's ` +
+        "version was kept and this change was not applied. Read the file again, then retry.",
+    );
+  }
+
+  async close(): Promise<void> {
+    await this.old?.close().catch(() => undefined);
+    this.old = undefined;
+  }
+}
+
+function changedMessage(target: string): InputError {
+  return new InputError(
+    `${target} has changed on disk since you read it, so nothing was written. Read it again (the part you are changing is enough), then retry.`,
+  );
+}
+
+/**
+ * Writes `bytes` atomically in place of `basis` (the bytes the change was made from, read under the lock;
+ * undefined for a new file) and records them as read: content this session wrote is content the model
  * knows. The hash is computed while the disk flushes. Returns a note for the result when the write did
  * something the caller should hear about (other hard links left with the old content), else "".
  */
 export async function writeAndRecord(
   ctx: ToolContext,
   target: string,
+  basis: Buffer | undefined,
   bytes: Uint8Array,
   view: string | undefined,
   options: Pick<AtomicWriteOptions, "createParents"> = {},
 ): Promise<string> {
   let hash = "";
-  const { separatedLinks } = await atomicWrite(target, bytes, {
-    ...options,
-    whileSyncing: () => {
-      hash = contentHash(bytes);
-    },
-  });
+  const check = new ReplaceCheck(ctx, target, basis);
+  let result: AtomicWriteResult;
+  try {
+    result = await atomicWrite(target, bytes, {
+      ...options,
+      whileSyncing: () => {
+        hash = contentHash(bytes);
+      },
+      createOnly: !basis,
+      beforeRename: () => check.beforeRename(),
+      afterRename: () => check.afterRename(bytes),
+    });
+  } catch (error) {
+    await check.close();
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    throw new InputError(
+      `${target} was created by another program while this was being written, so nothing was written. Read it, then retry.`,
+    );
+  }
+  const { separatedLinks } = result;
   ctx.session.get(readStateSlot).recordWrite(target, hash, view);
   if (separatedLinks === 0) return "";
   const links = separatedLinks === 1 ? "another hard link" : `${separatedLinks} other hard links`;

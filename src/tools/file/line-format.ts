@@ -3,9 +3,10 @@
 /** Lines longer than this are cut, so one minified line cannot flood the context. */
 export const MAX_LINE_CHARS = 2000;
 
-export function formatLine(text: string, number: number): string {
-  if (text.length <= MAX_LINE_CHARS) return `${number}\t${text}`;
-  const cut = text.length - MAX_LINE_CHARS;
+/** `length` is the line's full length when `text` holds only its start (a line streamed from a huge file). */
+export function formatLine(text: string, number: number, length = text.length): string {
+  if (length <= MAX_LINE_CHARS) return `${number}\t${text}`;
+  const cut = length - MAX_LINE_CHARS;
   return `${number}\t${text.slice(0, MAX_LINE_CHARS)}... [line cut: ${cut} more characters; use Grep or Bash to see all of it]`;
 }
 

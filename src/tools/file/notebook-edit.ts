@@ -198,7 +198,7 @@ async function editNotebook(
         `Notebooks should be UTF-8: convert it (iconv -f ${decoded.format.encoding === "latin1" ? "WINDOWS-1252" : decoded.format.encoding} -t UTF-8) and retry.`,
     );
   const bytes = spliceBytes(decoded, [splice]);
-  const note = await writeAndRecord(ctx, target, bytes, edited);
+  const note = await writeAndRecord(ctx, target, current, bytes, edited);
   return ToolResult.success(`${summary} in ${path}.${note && ` ${note}`}`, {
     path: target,
     editMode: input.edit_mode ?? "replace",

@@ -51,6 +51,8 @@ export interface Page {
 /** Consecutive lines of a file: all of them, or (for files streamed from disk) a window. */
 export interface LineWindow {
   lines: readonly string[];
+  /** Full length of each line, when `lines` hold only their starts (see read-stream.ts). */
+  lengths?: readonly number[];
   /** File line number of lines[0]. */
   firstLine: number;
   /** True when the last line of the window is the last line of the file. */
@@ -59,11 +61,11 @@ export interface LineWindow {
 
 /** How many lines starting at window index `from` fit in one page. */
 function linesThatFit(window: LineWindow, from: number, limit: number, maxChars: number): number {
-  const { lines, firstLine } = window;
+  const { lines, lengths, firstLine } = window;
   let chars = 0;
   let n = 0;
   while (n < limit && from + n < lines.length) {
-    const lineChars = formatLine(lines[from + n]!, firstLine + from + n).length + 1;
+    const lineChars = formatLine(lines[from + n]!, firstLine + from + n, lengths?.[from + n]).length + 1;
     if (n > 0 && chars + lineChars > maxChars) break;
     chars += lineChars;
     n++;
@@ -79,7 +81,9 @@ export function pageOf(window: LineWindow, request: PageRequest): Page {
   const limit = request.limit ?? DEFAULT_LINE_LIMIT;
   const count = linesThatFit(window, from, limit, maxChars);
   const shown = window.lines.slice(from, from + count);
-  const text = shown.map((line, i) => formatLine(line, request.offset + i)).join("\n");
+  const text = shown
+    .map((line, i) => formatLine(line, request.offset + i, window.lengths?.[from + i]))
+    .join("\n");
   const last = request.offset + count - 1;
   const atEnd = window.reachesEnd && from + count >= window.lines.length;
   // A caller who asked for exactly these lines needs no pointer; anyone else is told where to go on.

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { MAX_ARGUMENT_CHARS } from "../../core/limits.js";
 import { PermissionLevel } from "../../core/permission-level.js";
 import { ToolResult } from "../../core/result.js";
 import { defineTool } from "../../core/tool.js";
@@ -28,7 +29,8 @@ const description = `Writes a whole file: creates it (and any missing parent dir
 - An existing file must have been read with Read in this session first, and must not have changed since; otherwise nothing is written.
 - The file keeps its encoding, byte-order mark and line-ending style (CRLF files stay CRLF); new files follow .editorconfig, else UTF-8 with LF.
 - The write is atomic: the file is never left half-written.
-- To change part of a file, prefer Edit: it sends only the change.`;
+- To change part of a file, prefer Edit: it sends only the change.
+- Over MCP, one call's arguments may hold at most ${MAX_ARGUMENT_CHARS / 1024 / 1024} MiB of JSON; write a larger file in parts (Write, then Edit) or with Bash.`;
 
 function lineCount(text: string): number {
   if (text === "") return 0;
@@ -58,7 +60,7 @@ export const writeTool = defineTool({
       }
       const bytes = encodeText(input.content, format);
       const view = viewOf(input.content);
-      notes.push(await writeAndRecord(ctx, target, bytes, view, { createParents: true }));
+      notes.push(await writeAndRecord(ctx, target, current, bytes, view, { createParents: true }));
       const lines = lineCount(view);
       const verb = current ? "Updated" : "Created";
       const text = [`${verb} ${path} (${lines} ${lines === 1 ? "line" : "lines"}).`, ...notes]

@@ -8,6 +8,7 @@ import { PermissionLevel } from "../../core/permission-level.js";
 import { ToolResult } from "../../core/result.js";
 import { defineTool } from "../../core/tool.js";
 import { nextCommandDir } from "../../process/cwd.js";
+import { KILL_GRACE_MS } from "../../process/groups.js";
 import { STALL_QUIET_MS } from "../../process/prompt.js";
 import { renderOutput } from "../../process/render.js";
 import { type ForegroundResult, runForeground, startBackground } from "../../process/shell-run.js";
@@ -93,7 +94,11 @@ function describeEnd(adapter: ShellAdapter, run: ForegroundResult, timeoutMs: nu
       return {
         isError: true,
         text:
-          `The command timed out after ${formatDuration(timeoutMs)} and was stopped with every process it started. ` +
+          `The command timed out after ${formatDuration(timeoutMs)} and ${
+            outcome.stillStopping
+              ? `is still being stopped, with every process it started (it got SIGTERM; SIGKILL follows within ${formatDuration(KILL_GRACE_MS)}).`
+              : "was stopped with every process it started."
+          } ` +
           `For a long-running command, call ${adapter.toolName} with run_in_background: true and follow it ` +
           `with TaskOutput, or pass a larger timeout.\n\n${body(output)}`,
       };

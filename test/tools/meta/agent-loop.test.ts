@@ -23,7 +23,7 @@ async function agentWith(steps: Step[], parts: HostParts = {}, tools: AnyTool[] 
   stands.push(stand);
   const runtime = new AgentRuntime({
     provider: anthropicProvider({ apiKey: "test-key", baseURL: stand.url, idleMs: 2_000 }),
-    model: "claude-sonnet-4-5",
+    model: "claude-sonnet-5-5",
     configDir: tempDir("cc-tools-config-"),
     retry: { baseDelayMs: 10, maxDelayMs: 50 },
   });

@@ -181,7 +181,7 @@ describe("Task with isolation worktree (shares the worktree helpers)", () => {
     try {
       const runtime = new AgentRuntime({
         provider: anthropicProvider({ apiKey: "k", baseURL: stand.url, idleMs: 2_000 }),
-        model: "claude-sonnet-4-5",
+        model: "claude-sonnet-5-5",
         configDir: tempDir("cc-tools-config-"),
       });
       const dir = repo();
