@@ -1,3 +1,4 @@
+import { constants } from "node:os";
 import { type AgentTerminal, agentHost, Inbox } from "../agent/host.js";
 import type { Agent, AgentEvent, AgentRunResult } from "../agent/loop.js";
 import { costReport, totalCost } from "../agent/prices.js";
@@ -84,9 +85,15 @@ export async function startAgentSession(
     model: runtime.defaultModel,
     async print(prompt, format) {
       const controller = new AbortController();
-      const onSignal = () => controller.abort("interrupted");
-      process.once("SIGINT", onSignal);
-      process.once("SIGTERM", onSignal);
+      // The first SIGINT or SIGTERM cancels the run, which still reports and ends the session; a second one
+      // exits at once. A listener stays for the whole run so the process-group cleanup does not re-raise the
+      // signal (which would exit before the result is written).
+      const onSignal = (signal: NodeJS.Signals) => {
+        if (controller.signal.aborted) process.exit(128 + constants.signals[signal]);
+        controller.abort("interrupted");
+      };
+      process.on("SIGINT", onSignal);
+      process.on("SIGTERM", onSignal);
       const line = (value: unknown) => process.stdout.write(`${JSON.stringify(value)}\n`);
       if (format === "stream-json") {
         line({

@@ -1,9 +1,10 @@
 import { execFileSync, spawn } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type StandIn, type Step, startStandIn, text, toolCall } from "../agent/standin.js";
 import { tempDir } from "../helpers/context.js";
+import { eventually, survivors, uniqueSeconds } from "../process/ps.js";
 import { CLI } from "./cli.js";
 
 const stands: StandIn[] = [];
@@ -131,5 +132,99 @@ describe("cc-tools agent -p", () => {
     const noKey = await agentCli(["-p", "hi"], { ANTHROPIC_API_KEY: "", OPENAI_BASE_URL: "" }, dir);
     expect(noKey.code).toBe(2);
     expect(noKey.stderr).toMatch(/ANTHROPIC_API_KEY/);
+  });
+});
+
+describe("cc-tools agent -p: flags, settings and providers", () => {
+  it("sends --model and stops at --max-turns, exiting 1 with the error_max_turns result", async () => {
+    const dir = gitRepo();
+    // A model that never stops calling tools.
+    const { stand, env } = await standIn([toolCall("Glob", { pattern: "*.py" })]);
+    const run = await agentCli(
+      ["-p", "loop", "--model", "opus", "--max-turns", "3", "--output-format", "json"],
+      env,
+      dir,
+    );
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      subtype: "error_max_turns",
+      is_error: true,
+      num_turns: 3,
+    });
+    expect(stand.requests.length).toBe(3);
+    expect(stand.requests.map((r) => r.model)).toEqual(Array(3).fill("claude-opus-5-5"));
+  });
+
+  it("takes the model from the model setting when --model is absent", async () => {
+    const dir = gitRepo();
+    mkdirSync(join(dir, ".claude"));
+    writeFileSync(join(dir, ".claude", "settings.json"), JSON.stringify({ model: "claude-from-settings" }));
+    const { stand, env } = await standIn([text("ok")]);
+    const run = await agentCli(["-p", "hi"], env, dir);
+    expect(run.code).toBe(0);
+    expect(stand.requests[0].model).toBe("claude-from-settings");
+    const { stand: again, env: env2 } = await standIn([text("ok")]);
+    await agentCli(["-p", "hi", "--model", "haiku"], env2, dir);
+    expect(again.requests[0].model).toBe("claude-haiku-5-5");
+  });
+
+  it("drives the tools through an OpenAI-compatible server with --provider openai", async () => {
+    const dir = gitRepo();
+    const stand = await startStandIn([
+      toolCall("Read", { file_path: "greet.py" }),
+      toolCall("Edit", { file_path: "greet.py", old_string: "helo", new_string: "hello" }),
+      text("fixed"),
+    ]);
+    stands.push(stand);
+    const run = await agentCli(
+      [
+        "-p",
+        "fix greet.py",
+        "--provider",
+        "openai",
+        "--model",
+        "qwen3-coder",
+        "--permission-mode",
+        "acceptEdits",
+      ],
+      { ANTHROPIC_API_KEY: "", OPENAI_BASE_URL: `${stand.url}/v1`, OPENAI_API_KEY: "" },
+      dir,
+    );
+    expect(run.stderr).toContain("qwen3-coder");
+    expect(run.code).toBe(0);
+    expect(run.stdout.trim()).toBe("fixed");
+    expect(readFileSync(join(dir, "greet.py"), "utf8")).toBe('print("hello")\n');
+    expect(stand.requests[0].model).toBe("qwen3-coder");
+    expect(stand.requests[0].messages[0].role).toBe("system");
+    // The tool's result came back as a chat-completions `tool` message.
+    expect(stand.requests[1].messages.at(-1)).toMatchObject({
+      role: "tool",
+      content: expect.stringContaining("helo"),
+    });
+  });
+
+  it("on SIGTERM cancels the run, kills the tool's processes, still prints the result, and exits 1", async () => {
+    const dir = gitRepo();
+    const seconds = uniqueSeconds();
+    const { env } = await standIn([
+      toolCall("Bash", { command: `sleep ${seconds} & sleep ${seconds}; echo never` }),
+      text("not reached"),
+    ]);
+    const child = spawn(
+      process.execPath,
+      [CLI, "agent", "-p", "sleep", "--output-format", "json", "--permission-mode", "bypassPermissions"],
+      {
+        cwd: dir,
+        env: { ...process.env, CC_TOOLS_LOG: "silent", CLAUDE_CONFIG_DIR: join(dir, ".home"), ...env },
+      },
+    );
+    let stdout = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    const closed = new Promise<number | null>((resolve) => child.on("close", resolve));
+    expect(await eventually(() => survivors(`sleep ${seconds}`).length >= 2, 15_000)).toBe(true);
+    child.kill("SIGTERM");
+    expect(await closed).toBe(1);
+    expect(JSON.parse(stdout)).toMatchObject({ subtype: "error_during_execution", is_error: true });
+    expect(await eventually(() => survivors(`sleep ${seconds}`).length === 0)).toBe(true);
   });
 });
