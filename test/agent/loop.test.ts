@@ -1,5 +1,5 @@
-import { readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { anthropicProvider } from "../../src/agent/anthropic.js";
 import type { AgentEvent } from "../../src/agent/loop.js";
@@ -10,7 +10,10 @@ import { AgentRuntime } from "../../src/agent/runtime.js";
 import type { ToolContext } from "../../src/core/context.js";
 import { createHost } from "../../src/core/host.js";
 import type { PermissionMode } from "../../src/core/permission-level.js";
+import type { Settings } from "../../src/core/settings.js";
 import { autoHandler } from "../../src/permissions/handlers.js";
+import { emptySettings } from "../../src/settings/types.js";
+import { taskStoreSlot } from "../../src/tasks/store.js";
 import { tempDir, testContext } from "../helpers/context.js";
 import { eventually, survivors, uniqueSeconds } from "../process/ps.js";
 import { type StandIn, type Step, startStandIn, text, toolCall } from "./standin.js";
@@ -24,7 +27,14 @@ type Flavour = "anthropic" | "openai";
 
 async function setup(
   steps: Step[],
-  options: { flavour?: Flavour; mode?: PermissionMode; contextWindow?: number } = {},
+  options: {
+    flavour?: Flavour;
+    mode?: PermissionMode;
+    contextWindow?: number;
+    /** Settings for the workspace (rules, hooks), and files to put in it before the agent starts. */
+    config?: (workingDir: string) => Settings;
+    files?: Record<string, string>;
+  } = {},
 ) {
   const stand = await startStandIn(steps);
   stands.push(stand);
@@ -39,9 +49,16 @@ async function setup(
     retry: { baseDelayMs: 10, maxDelayMs: 50 },
     contextWindow: options.contextWindow,
   });
+  const workingDir = tempDir();
+  for (const [path, content] of Object.entries(options.files ?? {})) {
+    mkdirSync(dirname(join(workingDir, path)), { recursive: true });
+    writeFileSync(join(workingDir, path), content);
+  }
   const ctx = testContext({
+    workingDir,
     permissionMode: options.mode ?? "bypassPermissions",
     host: createHost({ model: runtime }, autoHandler),
+    ...(options.config ? { config: options.config(workingDir) } : {}),
   });
   const agent = await runtime.createAgent(ctx);
   return { stand, runtime, ctx, agent };
@@ -362,6 +379,148 @@ describe("Task sub-agents", () => {
     expect(escalate.content[0].text).toMatch(
       /cannot run in bypassPermissions mode while you run in default mode/,
     );
+  });
+
+  it("holds a sub-agent to the parent's deny rules and hooks: PreToolUse and SubagentStop see its agent_type", async () => {
+    const log = (name: string) =>
+      `cat >> "$CLAUDE_PROJECT_DIR/${name}"; echo >> "$CLAUDE_PROJECT_DIR/${name}"`;
+    const { agent, ctx, stand } = await setup(
+      routed(
+        [toolCall("Task", { description: "write", prompt: "SUBTASK: write x.txt" }, "t1"), text("main done")],
+        [toolCall("Write", { file_path: "x.txt", content: "x" }), text("I could not write x.txt")],
+      ),
+      {
+        config: (dir) => {
+          const config = emptySettings(dir);
+          config.rules = [{ rule: "Write", behavior: "deny", source: { scope: "project", root: dir } }];
+          config.hooks.PreToolUse = [
+            { matcher: "Write", hooks: [{ type: "command", command: log("pre.log") }] },
+          ];
+          config.hooks.SubagentStop = [{ hooks: [{ type: "command", command: log("stop.log") }] }];
+          return config;
+        },
+      },
+    );
+    const result = await agent.run("delegate", new AbortController().signal);
+    expect(result.text).toBe("main done");
+    expect(existsSync(join(ctx.workingDir, "x.txt"))).toBe(false);
+    const subRequests = stand.requests.filter((r) => JSON.stringify(r.messages[0]).includes("SUBTASK"));
+    const [refusal] = toolResults(subRequests[1]);
+    expect(refusal.is_error).toBe(true);
+    expect(refusal.content[0].text).toMatch(/denied/i);
+    const pre = JSON.parse(readFileSync(join(ctx.workingDir, "pre.log"), "utf8"));
+    expect(pre).toMatchObject({
+      hook_event_name: "PreToolUse",
+      tool_name: "Write",
+      agent_type: "general-purpose",
+    });
+    const stop = JSON.parse(readFileSync(join(ctx.workingDir, "stop.log"), "utf8"));
+    expect(stop).toMatchObject({ hook_event_name: "SubagentStop", agent_type: "general-purpose" });
+  });
+
+  it("runs a custom agent from .claude/agents with its tools, model and instructions, and sums its cost", async () => {
+    const { agent, ctx, stand } = await setup(
+      routed(
+        [
+          toolCall(
+            "Task",
+            { description: "review", prompt: "SUBTASK: review", subagent_type: "reviewer" },
+            "t1",
+          ),
+          text("main done"),
+        ],
+        [
+          {
+            content: [{ type: "text", text: "looks fine" }],
+            usage: { input_tokens: 2_000, output_tokens: 100 },
+          },
+        ],
+      ),
+      {
+        files: {
+          ".claude/agents/reviewer.md":
+            "---\nname: reviewer\ndescription: Reviews code\ntools: Read, Grep\nmodel: haiku\n---\nYou review code. REVIEWER-PROMPT\n",
+        },
+      },
+    );
+    await agent.run("delegate", new AbortController().signal);
+    const sub = stand.requests.find((r) => JSON.stringify(r.messages[0]).includes("SUBTASK"));
+    expect(sub.tools.map((t: { name: string }) => t.name).sort()).toEqual(["Grep", "Read"]);
+    expect(sub.model).toBe("claude-haiku-5-5");
+    expect(sub.system).toContain("REVIEWER-PROMPT");
+    const byModel = ctx.costTracker.byModel();
+    expect([...byModel.keys()].sort()).toEqual(["claude-haiku-5-5", "claude-sonnet-4-5"]);
+    expect(byModel.get("claude-haiku-5-5")!.inputTokens).toBe(2_000);
+    const sum = [...byModel].reduce((total, [model, usage]) => total + costOf(model, usage)!, 0);
+    expect(totalCost(ctx.costTracker)).toBeCloseTo(sum, 10);
+    expect(costOf("claude-haiku-5-5", byModel.get("claude-haiku-5-5")!)).toBeGreaterThan(0);
+  });
+
+  it("bounds nesting: a sub-agent that may start sub-agents is refused past the depth limit", async () => {
+    const nest = (n: number) =>
+      toolCall(
+        "Task",
+        { description: "nest", prompt: `SUBTASK level ${n}`, subagent_type: "nester" },
+        `n${n}`,
+      );
+    const { agent, stand } = await setup(
+      [
+        (request) => {
+          const first = JSON.stringify(request.messages[0]);
+          const level = Number(/SUBTASK level (\d)/.exec(first)?.[1] ?? 0);
+          const last = JSON.stringify(request.messages.at(-1));
+          return last.includes("tool_result") ? text(`level ${level} done`) : nest(level + 1);
+        },
+      ],
+      {
+        files: {
+          ".claude/agents/nester.md": "---\nname: nester\ndescription: nests\ntools: Task\n---\nNest.\n",
+        },
+      },
+    );
+    const result = await agent.run("nest", new AbortController().signal);
+    expect(result.text).toBe("level 0 done");
+    // Main (0) starts 1, 1 starts 2; 2's Task call is refused without a model call.
+    const levels = new Set(
+      stand.requests.map((r) => /SUBTASK level (\d)/.exec(JSON.stringify(r.messages[0]))?.[1] ?? "0"),
+    );
+    expect([...levels].sort()).toEqual(["0", "1", "2"]);
+    const deepest = stand.requests
+      .filter((r) => JSON.stringify(r.messages[0]).includes("SUBTASK level 2"))
+      .at(-1);
+    expect(toolResults(deepest)[0].content[0].text).toMatch(/nest 2 deep at most/);
+  });
+
+  it("stops a background sub-agent with TaskStop, and the processes of its tools with it", async () => {
+    const seconds = uniqueSeconds();
+    const { agent, ctx, stand } = await setup(
+      routed(
+        [
+          toolCall(
+            "Task",
+            { description: "slow job", prompt: "SUBTASK: sleep", run_in_background: true },
+            "t1",
+          ),
+          async (request) => {
+            await eventually(() => survivors(`sleep ${seconds}`).length > 0, 10_000);
+            const id = /task (agent_\d+)/.exec(JSON.stringify(request.messages))?.[1];
+            return toolCall("TaskStop", { task_id: id }, "t2");
+          },
+          text("stopped it"),
+        ],
+        [toolCall("Bash", { command: `sleep ${seconds}` }), text("slept")],
+      ),
+    );
+    const result = await agent.run("start and stop", new AbortController().signal);
+    expect(result.text).toBe("stopped it");
+    expect(toolResults(stand.requests.at(-1))[0].is_error).toBeUndefined();
+    expect(await eventually(() => survivors(`sleep ${seconds}`).length === 0)).toBe(true);
+    expect(
+      ctx.session
+        .get(taskStoreSlot)
+        .list()
+        .map((t) => t.status),
+    ).toEqual(["killed"]);
   });
 });
 

@@ -35,8 +35,9 @@ export interface Stall {
   stall: true;
 }
 
+type Served = Reply | Failure | Stall;
 // biome-ignore lint/suspicious/noExplicitAny: requests are whatever JSON the client sent.
-export type Step = Reply | Failure | Stall | ((request: any) => Reply | Failure | Stall);
+export type Step = Served | ((request: any) => Served | Promise<Served>);
 
 function sse(res: ServerResponse, event: string, data: unknown) {
   res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
@@ -167,7 +168,7 @@ export async function startStandIn(steps: Step[]): Promise<StandIn> {
     const request = JSON.parse(body || "{}");
     requests.push(request);
     const step = steps[Math.min(next++, steps.length - 1)]!;
-    const resolved = typeof step === "function" ? step(request) : step;
+    const resolved = typeof step === "function" ? await step(request) : step;
     const openai = req.url?.includes("/chat/completions") ?? false;
     if ("status" in resolved) {
       res.writeHead(resolved.status, { "content-type": "application/json", ...resolved.headers });
