@@ -1,5 +1,5 @@
 import type { ToolContext } from "../core/context.js";
-import type { ToolResult } from "../core/result.js";
+import { ToolResult } from "../core/result.js";
 import { runToolBatch } from "../executor/batch.js";
 import { runHooks } from "../hooks/run.js";
 import { toAnthropicTools, toolsFor } from "../registry.js";
@@ -8,6 +8,7 @@ import {
   COMPACT_AT_FRACTION,
   DEFAULT_MAX_TOKENS,
   DEFAULT_MAX_TURNS,
+  MALFORMED_INPUT_SHOWN,
   MAX_CONTINUATIONS,
   MODEL_MAX_ATTEMPTS,
   MODEL_RETRY_BASE_DELAY_MS,
@@ -24,6 +25,7 @@ import {
   type ToolResultPart,
   type ToolUsePart,
   textOf,
+  unparsedInput,
 } from "./messages.js";
 import { apiError, ModelError, type ModelProvider, type ModelRequest, type StreamEvent } from "./provider.js";
 
@@ -81,6 +83,15 @@ function toToolResultPart(id: string, result: ToolResult): ToolResultPart {
   );
   if (content.length === 0) content.push({ type: "text", text: "(no output)" });
   return { type: "tool_result", tool_use_id: id, content, ...(result.isError ? { is_error: true } : {}) };
+}
+
+/** The answer to a call whose arguments could not be parsed: what was wrong, and the text as it arrived. */
+function malformedCall(call: ToolUsePart): ToolResult {
+  const { json, problem } = unparsedInput(call.input)!;
+  const shown = json.length > MALFORMED_INPUT_SHOWN ? `${json.slice(0, MALFORMED_INPUT_SHOWN)}…` : json;
+  return ToolResult.rejected(
+    `The arguments of this ${call.name} call are not valid JSON (${problem}), so it did not run. Send the call again with its arguments as one JSON object. They were: ${shown}`,
+  );
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -259,13 +270,16 @@ export class Agent {
   ): Promise<ToolResultPart[]> {
     for (const call of calls)
       onEvent({ type: "tool_start", id: call.id, name: call.name, input: call.input });
-    const results = await runToolBatch(
-      calls.map((c) => ({ name: c.name, input: c.input, id: c.id })),
+    // A call whose arguments are not JSON never reaches the executor: there is nothing to check or run.
+    const runnable = calls.filter((c) => !unparsedInput(c.input));
+    const ran = await runToolBatch(
+      runnable.map((c) => ({ name: c.name, input: c.input, id: c.id })),
       this.ctx,
       { signal },
     );
-    return calls.map((call, i) => {
-      const result = results[i]!;
+    const results = new Map(runnable.map((call, i) => [call, ran[i]!]));
+    return calls.map((call) => {
+      const result = results.get(call) ?? malformedCall(call);
       onEvent({ type: "tool_end", id: call.id, name: call.name, result });
       const brought = result.metadata?.loadedTools;
       if (Array.isArray(brought))

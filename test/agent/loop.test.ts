@@ -146,6 +146,22 @@ describe.each<Flavour>(["anthropic", "openai"])("the agent loop (%s)", (flavour)
     expect(retries).toHaveLength(2);
     expect(stand.requests).toHaveLength(3);
   });
+
+  it("retries a stream that ends before the reply is complete, and keeps nothing of the cut reply", async () => {
+    const { agent, ctx, stand } = await setup(
+      [
+        { content: [toolCall("Write", { file_path: "cut.txt", content: "x" }).content[0]!], truncated: true },
+        text("after the retry"),
+      ],
+      { flavour },
+    );
+    const events: AgentEvent[] = [];
+    const result = await agent.run("hi", new AbortController().signal, (e) => events.push(e));
+    expect(result.text).toBe("after the retry");
+    expect(stand.requests).toHaveLength(2);
+    expect(events.some((e) => e.type === "retry")).toBe(true);
+    expect(existsSync(join(ctx.workingDir, "cut.txt"))).toBe(false);
+  });
 });
 
 describe("the agent loop", () => {
@@ -176,6 +192,54 @@ describe("the agent loop", () => {
     const result = await running;
     expect(result.stop).toBe("cancelled");
     expect(await eventually(() => survivors(`sleep ${secs}`).length === 0)).toBe(true);
+  });
+
+  it("answers a tool call whose arguments are not valid JSON with an error that says so, and goes on", async () => {
+    const { agent, ctx, stand } = await setup([
+      {
+        content: [
+          {
+            type: "tool_use",
+            id: "t1",
+            name: "Write",
+            input: {},
+            rawInput: '{"file_path": "a.txt", "content": "x',
+          },
+        ],
+      },
+      text("I will fix my call"),
+    ]);
+    const result = await agent.run("write", new AbortController().signal);
+    expect(result.text).toBe("I will fix my call");
+    const [error] = toolResults(stand.requests[1]);
+    expect(error.is_error).toBe(true);
+    expect(error.content[0].text).toMatch(
+      /arguments of this Write call are not valid JSON \(.+\), so it did not run/,
+    );
+    expect(error.content[0].text).toContain('{"file_path": "a.txt", "content": "x');
+    expect(existsSync(join(ctx.workingDir, "a.txt"))).toBe(false);
+  });
+
+  it("answers an unknown tool name with an error listing the tools", async () => {
+    const { agent, stand } = await setup([toolCall("Frobnicate", { a: 1 }), text("sorry")]);
+    await agent.run("go", new AbortController().signal);
+    const [error] = toolResults(stand.requests[1]);
+    expect(error.is_error).toBe(true);
+    expect(error.content[0].text).toMatch(/No tool named "Frobnicate".*Read/);
+  });
+
+  it("keeps a huge tool result within the tool's budget, the whole output spilled to a file", async () => {
+    const { agent, stand } = await setup([
+      toolCall("Bash", { command: "head -c 3000000 /dev/zero | tr '\\0' a; echo; echo END-MARK" }),
+      text("big"),
+    ]);
+    await agent.run("big output", new AbortController().signal);
+    const [result] = toolResults(stand.requests[1]);
+    const shown: string = result.content[0].text;
+    expect(shown.length).toBeLessThan(100_000);
+    expect(shown).toContain("END-MARK");
+    const spill = /(\/\S+\.(?:txt|log|output))/.exec(shown)?.[1];
+    expect(spill && readFileSync(spill, "utf8").length).toBeGreaterThan(3_000_000);
   });
 
   it("retries a stalled stream", async () => {
