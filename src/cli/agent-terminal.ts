@@ -65,11 +65,15 @@ function spinner(out: NodeJS.WriteStream) {
  */
 export function createTerminal() {
   const out = process.stdout;
+  // Our own array, which readline keeps newest first, so answers to questions can be taken out of it.
+  const history: string[] = [];
   const rl: Interface = createInterface({
     input: process.stdin,
     output: out,
     terminal: Boolean(process.stdin.isTTY),
+    history,
     historySize: HISTORY_SIZE,
+    removeHistoryDuplicates: true,
     prompt: "> ",
   });
   const spin = spinner(out);
@@ -79,8 +83,11 @@ export function createTerminal() {
         if (signal.aborted) return resolve(undefined);
         const onAbort = () => resolve(undefined);
         signal.addEventListener("abort", onAbort, { once: true });
+        // The up arrow recalls prompts, not the "1" or "y" typed to a question: history is put back after.
+        const prompts = [...history];
         rl.question("", { signal }, (answer) => {
           signal.removeEventListener("abort", onAbort);
+          history.splice(0, history.length, ...prompts);
           resolve(answer);
         });
       }),

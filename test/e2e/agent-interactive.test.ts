@@ -42,11 +42,12 @@ async function waitFor(check: () => boolean, what: string, ms = 20_000): Promise
 }
 
 describe("cc-tools agent (interactive, in tmux)", () => {
-  it("streams the answer, asks before a write, shows the tool line, answers /cost, and quits on Ctrl-C twice", async () => {
+  it("streams the answer, asks before a write, shows the tool line, recalls prompts, starts over on /clear, answers /cost, and quits on Ctrl-C twice", async () => {
     const dir = tempDir("cc-tools-agent-tty-");
     const stand = await startStandIn([
       toolCall("Write", { file_path: "hello.txt", content: "hi\n" }),
       text("Done writing hello.txt."),
+      text("A fresh start."),
     ]);
     stands.push(stand);
     const name = `cc-agent-${process.pid}-${Date.now()}`;
@@ -72,6 +73,21 @@ describe("cc-tools agent (interactive, in tmux)", () => {
     await waitFor(() => screen(name).includes("Done writing hello.txt."), "the final answer");
     expect(readFileSync(join(dir, "hello.txt"), "utf8")).toBe("hi\n");
     expect(screen(name)).toMatch(/✓ Write\(hello\.txt\)/);
+
+    // The up arrow recalls the prompt, not the "1" typed to the permission question.
+    const lastLine = () => screen(name).trimEnd().split("\n").at(-1)!;
+    tmux("send-keys", "-t", name, "Up");
+    await waitFor(() => lastLine() === "> write hello.txt", "the earlier prompt");
+    tmux("send-keys", "-t", name, "C-u");
+
+    // /clear starts over: the next request carries only the new prompt.
+    tmux("send-keys", "-t", name, "/clear", "Enter");
+    await waitFor(() => screen(name).includes("(new conversation)"), "the new conversation");
+    tmux("send-keys", "-t", name, "start again", "Enter");
+    await waitFor(() => screen(name).includes("A fresh start."), "the answer after /clear");
+    expect(stand.requests.at(-1).messages).toEqual([
+      { role: "user", content: [{ type: "text", text: "start again" }] },
+    ]);
 
     tmux("send-keys", "-t", name, "/cost", "Enter");
     await waitFor(() => screen(name).includes("Total: $"), "the cost report");
