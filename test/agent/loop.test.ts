@@ -34,6 +34,7 @@ async function setup(
     /** Settings for the workspace (rules, hooks), and files to put in it before the agent starts. */
     config?: (workingDir: string) => Settings;
     files?: Record<string, string>;
+    retry?: { baseDelayMs: number; maxDelayMs: number };
   } = {},
 ) {
   const stand = await startStandIn(steps);
@@ -46,7 +47,7 @@ async function setup(
     provider,
     model: "claude-sonnet-4-5",
     configDir: tempDir("cc-tools-config-"),
-    retry: { baseDelayMs: 10, maxDelayMs: 50 },
+    retry: options.retry ?? { baseDelayMs: 10, maxDelayMs: 50 },
     contextWindow: options.contextWindow,
   });
   const workingDir = tempDir();
@@ -240,6 +241,27 @@ describe("the agent loop", () => {
     expect(shown).toContain("END-MARK");
     const spill = /(\/\S+\.(?:txt|log|output))/.exec(shown)?.[1];
     expect(spill && readFileSync(spill, "utf8").length).toBeGreaterThan(3_000_000);
+  });
+
+  it("waits as long as retry-after (or retry-after-ms) says, up to the longest retry delay", async () => {
+    const { agent } = await setup(
+      [
+        { status: 429, headers: { "retry-after": "1" } },
+        { status: 529, headers: { "retry-after-ms": "300" } },
+        { status: 429, headers: { "retry-after": "3600" } },
+        text("made it"),
+      ],
+      { retry: { baseDelayMs: 10, maxDelayMs: 1_500 } },
+    );
+    const delays: number[] = [];
+    const started = Date.now();
+    const result = await agent.run("hi", new AbortController().signal, (e) => {
+      if (e.type === "retry") delays.push(e.delayMs);
+    });
+    expect(result.text).toBe("made it");
+    expect(delays).toEqual([1_000, 300, 1_500]);
+    // A lower bound only: it really waited (a busy machine can only make it slower).
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2_700);
   });
 
   it("retries a stalled stream", async () => {
