@@ -224,7 +224,12 @@ export class Agent {
       }
       continuations = 0;
       const event = this.config.stopEvent ?? "Stop";
-      const stop = await runHooks(event, { stop_hook_active: stopHookActive }, this.ctx, signal);
+      // A sub-agent's session is named by its agent id.
+      const payload =
+        event === "SubagentStop"
+          ? { stop_hook_active: stopHookActive, agent_id: this.ctx.sessionId }
+          : { stop_hook_active: stopHookActive };
+      const stop = await runHooks(event, payload, this.ctx, signal);
       if (stop.blocked && !signal.aborted) {
         stopHookActive = true;
         this.messages.push({

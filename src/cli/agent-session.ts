@@ -108,6 +108,19 @@ export async function startAgentSession(
       const onEvent = (event: AgentEvent) => {
         if (format === "stream-json" && event.type === "message")
           line({ type: event.message.role, message: event.message, session_id: mainCtx.sessionId });
+        if (event.type === "compacted") {
+          if (format === "stream-json")
+            line({
+              type: "system",
+              subtype: "compact_boundary",
+              session_id: mainCtx.sessionId,
+              compact_metadata: { trigger: "auto", pre_tokens: event.tokensBefore, how: event.how },
+            });
+          else
+            process.stderr.write(
+              `cc-tools agent: the conversation neared the context window; ${event.how === "elided" ? "old tool output was elided" : "the history was summarised"} (${event.tokensBefore} → ${event.tokensAfter} tokens)\n`,
+            );
+        }
         if (event.type === "retry")
           process.stderr.write(
             `cc-tools agent: the model API failed (${event.error}); retrying in ${Math.round(event.delayMs / 100) / 10} s\n`,

@@ -501,7 +501,11 @@ describe("Task sub-agents", () => {
       agent_type: "general-purpose",
     });
     const stop = JSON.parse(readFileSync(join(ctx.workingDir, "stop.log"), "utf8"));
-    expect(stop).toMatchObject({ hook_event_name: "SubagentStop", agent_type: "general-purpose" });
+    expect(stop).toMatchObject({
+      hook_event_name: "SubagentStop",
+      agent_type: "general-purpose",
+      agent_id: expect.stringMatching(/^agent-[0-9a-f]{8}$/),
+    });
   });
 
   it("runs a custom agent from .claude/agents with its tools, model and instructions, and sums its cost", async () => {

@@ -168,6 +168,62 @@ describe("cc-tools agent -p: flags, settings and providers", () => {
     expect(again.requests[0].model).toBe("claude-haiku-5-5");
   });
 
+  it("puts the CLAUDE.md files in the system prompt: the user's (CLAUDE_CONFIG_DIR), then from the root down", async () => {
+    const dir = gitRepo();
+    mkdirSync(join(dir, "pkg", ".claude"), { recursive: true });
+    mkdirSync(join(dir, ".home"));
+    writeFileSync(join(dir, ".home", "CLAUDE.md"), "USER-MEMORY\n");
+    writeFileSync(join(dir, "CLAUDE.md"), "REPO-MEMORY\n");
+    writeFileSync(join(dir, "pkg", ".claude", "CLAUDE.md"), "PKG-MEMORY\n");
+    const { stand, env } = await standIn([text("ok")]);
+    const run = await agentCli(["-p", "hi", "--cwd", join(dir, "pkg")], env, dir);
+    expect(run.code).toBe(0);
+    const system: string = stand.requests[0].system;
+    const order = ["USER-MEMORY", "REPO-MEMORY", "PKG-MEMORY"].map((m) => system.indexOf(m));
+    expect(order.every((i) => i > 0)).toBe(true);
+    expect(order).toEqual([...order].sort((a, b) => a - b));
+    expect(system).toContain(`Working directory: ${join(dir, "pkg")}`);
+  });
+
+  it("reports a compaction: a compact_boundary line in stream-json, a note on stderr in text", async () => {
+    const dir = gitRepo();
+    writeFileSync(join(dir, "big.txt"), `${"z".repeat(90)}\n`.repeat(1_900));
+    const steps = (): Step[] => [
+      // The API reports many more tokens than the request's characters suggest, as a dense language would.
+      {
+        content: [
+          { type: "tool_use", id: "r1", name: "Read", input: { file_path: "big.txt", limit: 900 } },
+          {
+            type: "tool_use",
+            id: "r2",
+            name: "Read",
+            input: { file_path: "big.txt", offset: 901, limit: 900 },
+          },
+        ],
+        usage: { input_tokens: 190_000 },
+      },
+      (request) =>
+        JSON.stringify(request.messages).includes("Summarise this conversation")
+          ? text("SUMMARY: read big.txt")
+          : text("answered"),
+      text("answered"),
+    ];
+    const { env } = await standIn(steps());
+    const stream = await agentCli(["-p", "read big.txt", "--output-format", "stream-json"], env, dir);
+    const lines = stream.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(lines.find((l) => l.subtype === "compact_boundary")).toMatchObject({
+      type: "system",
+      compact_metadata: { trigger: "auto", how: "summarized" },
+    });
+    expect(lines.at(-1)).toMatchObject({ type: "result", result: "answered" });
+    const { env: env2 } = await standIn(steps());
+    const plain = await agentCli(["-p", "read big.txt"], env2, dir);
+    expect(plain.stderr).toMatch(/neared the context window; the history was summarised/);
+  });
+
   it("drives the tools through an OpenAI-compatible server with --provider openai", async () => {
     const dir = gitRepo();
     const stand = await startStandIn([
