@@ -203,13 +203,15 @@ export class AgentRuntime implements ModelAccess {
     const agentId = request.name ?? `agent-${randomUUID().slice(0, 8)}`;
     const session = new Session({ id: agentId, dir: join(parent.session.dir, agentId) });
     session.get(depthSlot).depth = depth;
-    const mode = request.mode && isPermissionMode(request.mode) ? request.mode : undefined;
+    // The sub-agent starts in the mode asked for (Task allows none more permissive) or its parent's, and keeps
+    // its own: a sub-agent entering or leaving plan mode does not move the conversation that started it.
+    const mode = request.mode && isPermissionMode(request.mode) ? request.mode : parent.permissionMode;
     const ctx = forkContext(parent, {
       session,
       ...(request.workingDir ? { workingDir: request.workingDir } : {}),
       tools: type.tools(parent.tools),
       agentType: type.name,
-      ...(mode ? { permissionMode: mode } : {}),
+      permissionMode: mode,
     });
     const agent = await this.createAgent(ctx, {
       model: request.model ?? type.model,

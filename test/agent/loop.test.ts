@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import * as z from "zod";
 import { anthropicProvider } from "../../src/agent/anthropic.js";
 import type { AgentEvent } from "../../src/agent/loop.js";
 import { openAIProvider } from "../../src/agent/openai.js";
@@ -10,7 +11,9 @@ import { AgentRuntime } from "../../src/agent/runtime.js";
 import type { ToolContext } from "../../src/core/context.js";
 import { createHost } from "../../src/core/host.js";
 import type { PermissionMode } from "../../src/core/permission-level.js";
+import { ToolResult } from "../../src/core/result.js";
 import type { Settings } from "../../src/core/settings.js";
+import { type AnyTool, defineTool } from "../../src/core/tool.js";
 import { autoHandler } from "../../src/permissions/handlers.js";
 import { emptySettings } from "../../src/settings/types.js";
 import { taskStoreSlot } from "../../src/tasks/store.js";
@@ -35,6 +38,7 @@ async function setup(
     config?: (workingDir: string) => Settings;
     files?: Record<string, string>;
     retry?: { baseDelayMs: number; maxDelayMs: number };
+    tools?: AnyTool[];
   } = {},
 ) {
   const stand = await startStandIn(steps);
@@ -60,6 +64,7 @@ async function setup(
     permissionMode: options.mode ?? "bypassPermissions",
     host: createHost({ model: runtime }, autoHandler),
     ...(options.config ? { config: options.config(workingDir) } : {}),
+    ...(options.tools ? { tools: options.tools } : {}),
   });
   const agent = await runtime.createAgent(ctx);
   return { stand, runtime, ctx, agent };
@@ -544,6 +549,30 @@ describe("Task sub-agents", () => {
     const sum = [...byModel].reduce((total, [model, usage]) => total + costOf(model, usage)!, 0);
     expect(totalCost(ctx.costTracker)).toBeCloseTo(sum, 10);
     expect(costOf("claude-haiku-5-5", byModel.get("claude-haiku-5-5")!)).toBeGreaterThan(0);
+  });
+
+  it("keeps a sub-agent's mode changes its own: the parent's mode stays as it was", async () => {
+    const enterPlan = defineTool({
+      name: "GoPlan",
+      description: "Switches to plan mode.",
+      permissionLevel: "none",
+      inputSchema: z.strictObject({}),
+      async execute(_input, ctx) {
+        ctx.setPermissionMode("plan");
+        return ToolResult.success(`now in ${ctx.permissionMode} mode`);
+      },
+    });
+    const { agent, ctx, stand } = await setup(
+      routed(
+        [toolCall("Task", { description: "plan", prompt: "SUBTASK: plan" }, "t1"), text("main done")],
+        [toolCall("GoPlan", {}), text("planned")],
+      ),
+      { mode: "acceptEdits", tools: [enterPlan] },
+    );
+    await agent.run("delegate", new AbortController().signal);
+    const sub = stand.requests.filter((r) => JSON.stringify(r.messages[0]).includes("SUBTASK"));
+    expect(toolResults(sub[1])[0].content[0].text).toBe("now in plan mode");
+    expect(ctx.permissionMode).toBe("acceptEdits");
   });
 
   it("bounds nesting: a sub-agent that may start sub-agents is refused past the depth limit", async () => {
