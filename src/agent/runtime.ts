@@ -2,8 +2,10 @@ import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import { forkContext, type ToolContext } from "../core/context.js";
 import type { ModelAccess, SubagentRequest, SubagentResult } from "../core/host.js";
+import { log } from "../core/log.js";
 import { isPermissionMode } from "../core/permission-level.js";
 import { Session, type SessionSlot } from "../core/session.js";
+import { ToolName } from "../core/tool-names.js";
 import { type AgentType, loadAgentTypes } from "./agent-types.js";
 import { anthropicProvider } from "./anthropic.js";
 import { DEFAULT_MAX_TURNS, MAX_AGENT_DEPTH, SMALL_MAX_TOKENS, STREAM_IDLE_MS } from "./limits.js";
@@ -127,6 +129,7 @@ export class AgentRuntime implements ModelAccess {
         workingDir: ctx.workingDir,
         instructions: overrides.instructions,
         configDir: this.options.configDir,
+        ...(ctx.tools.get(ToolName.Task) ? { agentTypes: await this.types(ctx) } : {}),
       }),
       maxTokens: this.options.maxTokens,
       maxTurns: overrides.maxTurns ?? DEFAULT_MAX_TURNS,
@@ -154,13 +157,14 @@ export class AgentRuntime implements ModelAccess {
     return { text: textOf(turn.content), model: turn.model, usage: turn.usage };
   }
 
-  private cachedTypes: { dir: string; types: AgentType[] } | undefined;
+  private cachedTypes: { dir: string; types: AgentType[]; problems: string[] } | undefined;
 
-  /** The agent types of the parent's workspace, loaded once per workspace. */
+  /** The agent types of the parent's workspace, loaded once per workspace; files that could not be read are logged. */
   private async types(parent: ToolContext): Promise<AgentType[]> {
     if (this.cachedTypes?.dir !== parent.workingDir) {
-      const { types } = await loadAgentTypes(parent.workingDir, this.options.configDir);
-      this.cachedTypes = { dir: parent.workingDir, types };
+      const { types, problems } = await loadAgentTypes(parent.workingDir, this.options.configDir);
+      for (const problem of problems) log.warn(`agent definition skipped: ${problem}`);
+      this.cachedTypes = { dir: parent.workingDir, types, problems };
     }
     return this.cachedTypes.types;
   }
@@ -190,8 +194,9 @@ export class AgentRuntime implements ModelAccess {
     const types = await this.types(parent);
     const type = types.find((t) => t.name === request.subagentType);
     if (!type) {
+      const skipped = this.cachedTypes?.problems ?? [];
       return failed(
-        `No agent type named "${request.subagentType}". Available: ${types.map((t) => t.name).join(", ")}.`,
+        `No agent type named "${request.subagentType}". Available: ${types.map((t) => t.name).join(", ")}.${skipped.length > 0 ? ` Skipped definitions: ${skipped.join("; ")}.` : ""}`,
       );
     }
     const known = parent.session.get(subagentsSlot);

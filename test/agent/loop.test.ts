@@ -460,12 +460,12 @@ describe("Task sub-agents", () => {
         },
         text("ok"),
       ],
-      { mode: "default" },
+      { mode: "default", files: { ".claude/agents/wizard.md": "A wizard, but no frontmatter.\n" } },
     );
     await agent.run("go", new AbortController().signal);
     const [unknown, escalate] = toolResults(stand.requests[1]);
     expect(unknown.content[0].text).toMatch(
-      /No agent type named "Wizard". Available: .*general-purpose.*Explore.*Plan/,
+      /No agent type named "Wizard". Available: .*general-purpose.*Explore.*Plan\. Skipped definitions: .*wizard\.md: no frontmatter/,
     );
     expect(escalate.content[0].text).toMatch(
       /cannot run in bypassPermissions mode while you run in default mode/,
@@ -543,6 +543,12 @@ describe("Task sub-agents", () => {
     expect(sub.tools.map((t: { name: string }) => t.name).sort()).toEqual(["Grep", "Read"]);
     expect(sub.model).toBe("claude-haiku-5-5");
     expect(sub.system).toContain("REVIEWER-PROMPT");
+    // The main agent was told which agent types there are; the sub-agent, which has no Task, was not.
+    const main = stand.requests[0];
+    expect(main.system).toMatch(
+      /Agent types for the Task tool \(subagent_type\):\n- reviewer: Reviews code\n- general-purpose: /,
+    );
+    expect(sub.system).not.toContain("Agent types for the Task tool");
     const byModel = ctx.costTracker.byModel();
     expect([...byModel.keys()].sort()).toEqual(["claude-haiku-5-5", "claude-sonnet-4-5"]);
     expect(byModel.get("claude-haiku-5-5")!.inputTokens).toBe(2_000);
