@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -579,6 +580,59 @@ describe("Task sub-agents", () => {
     const sub = stand.requests.filter((r) => JSON.stringify(r.messages[0]).includes("SUBTASK"));
     expect(toolResults(sub[1])[0].content[0].text).toBe("now in plan mode");
     expect(ctx.permissionMode).toBe("acceptEdits");
+  });
+
+  it("runs an isolated agent in its own worktree: kept when it changed something, removed when not", async () => {
+    const { agent, ctx, stand } = await setup(
+      routed(
+        [
+          {
+            content: [
+              {
+                type: "tool_use",
+                id: "a",
+                name: "Task",
+                input: { description: "w", prompt: "SUBTASK write", name: "writer", isolation: "worktree" },
+              },
+              {
+                type: "tool_use",
+                id: "b",
+                name: "Task",
+                input: { description: "l", prompt: "SUBTASK look", name: "looker", isolation: "worktree" },
+              },
+            ],
+          },
+          text("main done"),
+        ],
+        [
+          (request) =>
+            JSON.stringify(request.messages).includes("tool_result")
+              ? text("finished")
+              : JSON.stringify(request.messages[0]).includes("SUBTASK write")
+                ? toolCall("Write", { file_path: "new.txt", content: "from the agent\n" })
+                : toolCall("Glob", { pattern: "*" }),
+        ],
+      ),
+    );
+    const git = (...args: string[]) => execFileSync("git", args, { cwd: ctx.workingDir, encoding: "utf8" });
+    writeFileSync(join(ctx.workingDir, "a.txt"), "a\n");
+    git("init", "-q");
+    git("add", ".");
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init");
+    await agent.run("isolate", new AbortController().signal);
+    const [writer, looker] = toolResults(stand.requests.at(-1));
+    const kept = join(ctx.workingDir, ".claude", "worktrees", "writer");
+    expect(writer.content[0].text).toBe(
+      `finished\n\nThe agent's work is in the worktree ${kept} (branch agent/writer).`,
+    );
+    expect(readFileSync(join(kept, "new.txt"), "utf8")).toBe("from the agent\n");
+    expect(existsSync(join(ctx.workingDir, "new.txt"))).toBe(false);
+    expect(looker.content[0].text).toBe(
+      "finished\n\nThe agent changed nothing, so its worktree was removed.",
+    );
+    expect(existsSync(join(ctx.workingDir, ".claude", "worktrees", "looker"))).toBe(false);
+    expect(git("branch", "--list", "agent/*")).not.toContain("agent/looker");
+    expect(git("branch", "--list", "agent/*")).toContain("agent/writer");
   });
 
   it("bounds nesting: a sub-agent that may start sub-agents is refused past the depth limit", async () => {

@@ -67,7 +67,7 @@ function subagentMode(requested: string | undefined, parent: PermissionMode): Pe
 }
 
 /** A new git worktree (and branch) for an isolated sub-agent, under the repository's .claude/worktrees. */
-async function isolatedWorktree(workingDir: string, name: string): Promise<string> {
+async function isolatedWorktree(workingDir: string, name: string): Promise<Worktree> {
   const git = promisify(execFile);
   let top: string;
   try {
@@ -78,14 +78,46 @@ async function isolatedWorktree(workingDir: string, name: string): Promise<strin
     );
   }
   const path = join(top, ".claude", "worktrees", name);
+  const branch = `agent/${name}`;
   try {
-    await git("git", ["worktree", "add", "-b", `agent/${name}`, path, "HEAD"], { cwd: top });
+    const base = (await git("git", ["rev-parse", "HEAD"], { cwd: top })).stdout.trim();
+    await git("git", ["worktree", "add", "-b", branch, path, base], { cwd: top });
+    return { path, top, branch, base };
   } catch (error) {
     throw new InputError(
       `Could not create a worktree for the agent: ${(error as { stderr?: string }).stderr?.trim() || (error as Error).message}`,
     );
   }
-  return path;
+}
+
+/** An isolated agent's worktree: where it is, its repository and branch, and the commit it started from. */
+interface Worktree {
+  path: string;
+  top: string;
+  branch: string;
+  base: string;
+}
+
+/**
+ * What becomes of an isolated agent's worktree when it is done: removed with its branch when the agent changed
+ * nothing, kept otherwise; the answer says which, so the model knows where the agent's work is.
+ */
+async function settleWorktree(worktree: Worktree): Promise<string> {
+  const git = promisify(execFile);
+  const kept = `The agent's work is in the worktree ${worktree.path} (branch ${worktree.branch}).`;
+  try {
+    const [{ stdout: status }, { stdout: head }] = await Promise.all([
+      git("git", ["status", "--porcelain"], { cwd: worktree.path }),
+      git("git", ["rev-parse", "HEAD"], { cwd: worktree.path }),
+    ]);
+    if (status.trim() !== "" || head.trim() !== worktree.base) return kept;
+    await git("git", ["worktree", "remove", worktree.path], { cwd: worktree.top });
+    await git("git", ["branch", "-D", worktree.branch], { cwd: worktree.top });
+    return "The agent changed nothing, so its worktree was removed.";
+  } catch {
+    // Whatever git said, the worktree stays where the agent left it.
+    return kept;
+  }
 }
 
 function usageLine(result: SubagentResult): string {
@@ -120,33 +152,36 @@ export const taskTool = defineTool({
       );
     }
     const name = input.name ?? `agent-${Date.now().toString(36)}`;
-    const workingDir =
+    const worktree =
       input.isolation === "worktree" ? await isolatedWorktree(ctx.workingDir, name) : undefined;
     const request: SubagentRequest = {
       description: input.description,
       prompt: input.prompt,
       subagentType: input.subagent_type ?? "general-purpose",
       model: input.model,
-      ...(input.name || workingDir ? { name } : {}),
+      ...(input.name || worktree ? { name } : {}),
       ...(mode ? { mode } : {}),
-      ...(workingDir ? { workingDir } : {}),
+      ...(worktree ? { workingDir: worktree.path } : {}),
     };
-    const meta = { subagentType: request.subagentType, teamName: input.team_name, worktree: workingDir };
+    const meta = { subagentType: request.subagentType, teamName: input.team_name, worktree: worktree?.path };
+    const run = async (signal: AbortSignal, onProgress: (line: string) => void) => {
+      const result = await model.runSubagent(request, ctx, signal, onProgress);
+      const text = result.text || "(the agent gave no final answer)";
+      return worktree
+        ? { ...result, text: `${text}\n\n${await settleWorktree(worktree)}` }
+        : { ...result, text };
+    };
     if (input.run_in_background) {
-      const task = startBackgroundSubagent(ctx, request, (signal, onProgress) =>
-        model.runSubagent(request, ctx, signal, onProgress),
-      );
+      const task = startBackgroundSubagent(ctx, request, run);
       return ToolResult.success(
         `Started the ${request.subagentType} agent "${input.description}" in the background as task ${task.id}. Read its progress and final answer with ${ToolName.TaskOutput} (task_id "${task.id}"); stop it with ${ToolName.TaskStop}.`,
         { ...meta, taskId: task.id },
       );
     }
-    const result = await model.runSubagent(request, ctx, ctx.signal, (line) =>
-      ctx.reportProgress({ progress: 0, message: line }),
-    );
+    const result = await run(ctx.signal, (line) => ctx.reportProgress({ progress: 0, message: line }));
     if (result.isError && !result.agentId) return ToolResult.error(result.text, meta);
     const blocks = [
-      { type: "text" as const, text: result.text || "(the agent gave no final answer)" },
+      { type: "text" as const, text: result.text },
       { type: "text" as const, text: usageLine(result) },
     ];
     return result.isError
