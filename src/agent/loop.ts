@@ -29,6 +29,8 @@ import {
 } from "./messages.js";
 import { apiError, ModelError, type ModelProvider, type ModelRequest, type StreamEvent } from "./provider.js";
 
+const CONTINUE_REQUEST = "Your reply was cut off at the output limit. Continue exactly where you stopped.";
+
 /** The context window a model has when nobody says otherwise (Claude's standard window). */
 export const DEFAULT_CONTEXT_WINDOW = 200_000;
 
@@ -178,6 +180,7 @@ export class Agent {
     let continuations = 0;
     let stopHookActive = false;
     let lastText = "";
+    let cutText = "";
     for (;;) {
       if (signal.aborted) return finish("cancelled", "The run was interrupted.");
       if (turns >= maxTurns) {
@@ -205,24 +208,21 @@ export class Agent {
       const calls = turn.content.filter((p): p is ToolUsePart => p.type === "tool_use");
       if (calls.length > 0) {
         toolUses += calls.length;
+        cutText = "";
         const results = await this.runTools(calls, signal, onEvent);
         this.append({ role: "user", content: results }, onEvent);
         continue;
       }
       if (turn.stopReason === "max_tokens" && continuations < MAX_CONTINUATIONS) {
         continuations++;
-        this.messages.push({
-          role: "user",
-          content: [
-            {
-              type: "text",
-              text: "Your reply was cut off at the output limit. Continue exactly where you stopped.",
-            },
-          ],
-        });
+        cutText += textOf(turn.content);
+        this.append({ role: "user", content: [{ type: "text", text: CONTINUE_REQUEST }] }, onEvent);
         continue;
       }
       continuations = 0;
+      // The answer of a reply that was cut and continued is all of its pieces.
+      const answer = cutText + textOf(turn.content);
+      cutText = "";
       const event = this.config.stopEvent ?? "Stop";
       // A sub-agent's session is named by its agent id.
       const payload =
@@ -232,13 +232,16 @@ export class Agent {
       const stop = await runHooks(event, payload, this.ctx, signal);
       if (stop.blocked && !signal.aborted) {
         stopHookActive = true;
-        this.messages.push({
-          role: "user",
-          content: [{ type: "text", text: `A ${event} hook asks you to go on: ${stop.blocked}` }],
-        });
+        this.append(
+          {
+            role: "user",
+            content: [{ type: "text", text: `A ${event} hook asks you to go on: ${stop.blocked}` }],
+          },
+          onEvent,
+        );
         continue;
       }
-      return finish("end_turn", textOf(turn.content) || lastText);
+      return finish("end_turn", answer || lastText);
     }
   }
 

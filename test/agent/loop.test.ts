@@ -291,7 +291,7 @@ describe("the agent loop", () => {
       text(" part two"),
     ]);
     const result = await agent.run("write a lot", new AbortController().signal);
-    expect(result.text).toBe(" part two");
+    expect(result.text).toBe("part one part two");
     expect(JSON.stringify(stand.requests[1].messages.at(-1))).toMatch(/cut off/);
   });
 
