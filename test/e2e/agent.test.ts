@@ -283,4 +283,35 @@ describe("cc-tools agent -p: flags, settings and providers", () => {
     expect(JSON.parse(stdout)).toMatchObject({ subtype: "error_during_execution", is_error: true });
     expect(await eventually(() => survivors(`sleep ${seconds}`).length === 0)).toBe(true);
   });
+
+  it("on SIGINT also stops a background sub-agent and its tools' processes", async () => {
+    const dir = gitRepo();
+    const main = uniqueSeconds();
+    const sub = uniqueSeconds();
+    const { env } = await standIn([
+      (request) => {
+        const first = JSON.stringify(request.messages[0]);
+        if (first.includes("SUBTASK")) return toolCall("Bash", { command: `sleep ${sub}` });
+        return request.messages.length === 1
+          ? toolCall("Task", { description: "bg", prompt: "SUBTASK", run_in_background: true })
+          : toolCall("Bash", { command: `sleep ${main}` });
+      },
+    ]);
+    const child = spawn(
+      process.execPath,
+      [CLI, "agent", "-p", "go", "--permission-mode", "bypassPermissions"],
+      {
+        cwd: dir,
+        env: { ...process.env, CC_TOOLS_LOG: "silent", CLAUDE_CONFIG_DIR: join(dir, ".home"), ...env },
+      },
+    );
+    const closed = new Promise<number | null>((resolve) => child.on("close", resolve));
+    const running = () => survivors(`sleep ${main}`).length > 0 && survivors(`sleep ${sub}`).length > 0;
+    expect(await eventually(running, 15_000)).toBe(true);
+    child.kill("SIGINT");
+    expect(await closed).toBe(1);
+    expect(
+      await eventually(() => survivors(`sleep ${main}`).length + survivors(`sleep ${sub}`).length === 0),
+    ).toBe(true);
+  });
 });
