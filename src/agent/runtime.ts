@@ -33,6 +33,15 @@ export function resolveModel(name: string | undefined, fallback: string): string
   return MODEL_ALIASES[name] ?? name;
 }
 
+/**
+ * The main model, as Claude Code chooses it: `--model`, else ANTHROPIC_MODEL, else the `model` setting, else a
+ * current Sonnet; aliases resolved.
+ */
+export function chooseModel(flag: string | undefined, env: NodeJS.ProcessEnv, setting: unknown): string {
+  const named = flag || env.ANTHROPIC_MODEL || (typeof setting === "string" ? setting : undefined);
+  return resolveModel(named, DEFAULT_MODEL);
+}
+
 export interface RuntimeOptions {
   provider: ModelProvider;
   model: string;

@@ -2,7 +2,7 @@ import { constants } from "node:os";
 import { type AgentTerminal, agentHost, Inbox } from "../agent/host.js";
 import type { Agent, AgentEvent, AgentRunResult } from "../agent/loop.js";
 import { costReport, totalCost } from "../agent/prices.js";
-import { AgentRuntime, DEFAULT_MODEL, providerFromEnv, resolveModel } from "../agent/runtime.js";
+import { AgentRuntime, chooseModel, providerFromEnv } from "../agent/runtime.js";
 import type { ToolContext } from "../core/context.js";
 import { Session } from "../core/session.js";
 import { runHooks } from "../hooks/run.js";
@@ -63,7 +63,7 @@ export async function startAgentSession(
     const { loadSettings } = await import("../settings/load.js");
     const { checkWorkingDir } = await import("./options.js");
     const settings = loadSettings(checkWorkingDir(flags.cwd));
-    const model = resolveModel(flags.model ?? (settings.raw.model as string | undefined), DEFAULT_MODEL);
+    const model = chooseModel(flags.model, process.env, settings.raw.model);
     runtime = new AgentRuntime({ provider: configured.provider, model, configDir: userConfigDir() });
     const host = agentHost({ runtime, inbox, mainContext: () => ctx, terminal });
     ctx = contextFromFlags(flags, { session: new Session(), host });

@@ -8,7 +8,7 @@ import type { AgentEvent } from "../../src/agent/loop.js";
 import { openAIProvider } from "../../src/agent/openai.js";
 import { costOf, totalCost } from "../../src/agent/prices.js";
 import type { ModelProvider } from "../../src/agent/provider.js";
-import { AgentRuntime } from "../../src/agent/runtime.js";
+import { AgentRuntime, chooseModel, DEFAULT_MODEL } from "../../src/agent/runtime.js";
 import type { ToolContext } from "../../src/core/context.js";
 import { createHost } from "../../src/core/host.js";
 import type { PermissionMode } from "../../src/core/permission-level.js";
@@ -707,5 +707,14 @@ describe("Task availability", () => {
   it("is offered only where the host has a model", () => {
     const plain: ToolContext = testContext();
     expect(plain.tools.availableFor(plain.host).unavailable.map((u) => u.tool.name)).toContain("Task");
+  });
+});
+
+describe("the main model", () => {
+  it("is --model, else ANTHROPIC_MODEL, else the model setting, else a current Sonnet (the MCP server's too)", () => {
+    expect(chooseModel("opus", { ANTHROPIC_MODEL: "env-model" }, "setting-model")).toBe("claude-opus-5-5");
+    expect(chooseModel(undefined, { ANTHROPIC_MODEL: "env-model" }, "setting-model")).toBe("env-model");
+    expect(chooseModel(undefined, {}, "haiku")).toBe("claude-haiku-5-5");
+    expect(chooseModel(undefined, {}, 42)).toBe(DEFAULT_MODEL);
   });
 });

@@ -155,7 +155,7 @@ describe("cc-tools agent -p: flags, settings and providers", () => {
     expect(stand.requests.map((r) => r.model)).toEqual(Array(3).fill("claude-opus-5-5"));
   });
 
-  it("takes the model from the model setting when --model is absent", async () => {
+  it("chooses the model as Claude Code does: --model, else ANTHROPIC_MODEL, else the model setting", async () => {
     const dir = gitRepo();
     mkdirSync(join(dir, ".claude"));
     writeFileSync(join(dir, ".claude", "settings.json"), JSON.stringify({ model: "claude-from-settings" }));
@@ -163,8 +163,11 @@ describe("cc-tools agent -p: flags, settings and providers", () => {
     const run = await agentCli(["-p", "hi"], env, dir);
     expect(run.code).toBe(0);
     expect(stand.requests[0].model).toBe("claude-from-settings");
+    const { stand: viaEnv, env: env3 } = await standIn([text("ok")]);
+    await agentCli(["-p", "hi"], { ...env3, ANTHROPIC_MODEL: "claude-from-env" }, dir);
+    expect(viaEnv.requests[0].model).toBe("claude-from-env");
     const { stand: again, env: env2 } = await standIn([text("ok")]);
-    await agentCli(["-p", "hi", "--model", "haiku"], env2, dir);
+    await agentCli(["-p", "hi", "--model", "haiku"], { ...env2, ANTHROPIC_MODEL: "claude-from-env" }, dir);
     expect(again.requests[0].model).toBe("claude-haiku-5-5");
   });
 

@@ -21,15 +21,15 @@ interface ServeFlags extends ContextFlags {
 }
 
 /** The model runtime when the environment configures one (ANTHROPIC_API_KEY, or OPENAI_BASE_URL). */
-async function configuredModel(): Promise<ModelAccess | undefined> {
+async function configuredModel(setting: unknown): Promise<ModelAccess | undefined> {
   if (!process.env.ANTHROPIC_API_KEY && !process.env.OPENAI_BASE_URL) return undefined;
-  const { AgentRuntime, DEFAULT_MODEL, providerFromEnv } = await import("../../agent/runtime.js");
+  const { AgentRuntime, chooseModel, providerFromEnv } = await import("../../agent/runtime.js");
   const { userConfigDir } = await import("../../settings/load.js");
   const configured = providerFromEnv(process.env, undefined);
   if ("missing" in configured) return undefined;
   return new AgentRuntime({
     provider: configured.provider,
-    model: DEFAULT_MODEL,
+    model: chooseModel(undefined, process.env, setting),
     configDir: userConfigDir(),
   });
 }
@@ -102,7 +102,7 @@ async function serve(flags: ServeFlags, command: Command): Promise<void> {
     throw error;
   }
   // With a model configured, every client gets sub-agents (Task) and WebFetch's prompt.
-  const model = await configuredModel();
+  const model = await configuredModel(settings.raw.model);
   const makeContext: ContextFactory = (session, host) =>
     contextFromFlags(flags, {
       session,
