@@ -59,7 +59,8 @@ export function providerFromEnv(
   choice: "anthropic" | "openai" | undefined,
   idleMs = STREAM_IDLE_MS,
 ): { provider: ModelProvider } | { missing: string } {
-  const kind = choice ?? (env.ANTHROPIC_API_KEY ? "anthropic" : env.OPENAI_BASE_URL ? "openai" : "anthropic");
+  const anthropicKey = env.ANTHROPIC_API_KEY || env.ANTHROPIC_AUTH_TOKEN;
+  const kind = choice ?? (anthropicKey ? "anthropic" : env.OPENAI_BASE_URL ? "openai" : "anthropic");
   if (kind === "openai") {
     if (!env.OPENAI_BASE_URL) {
       return {
@@ -75,14 +76,19 @@ export function providerFromEnv(
       }),
     };
   }
-  if (!env.ANTHROPIC_API_KEY) {
+  if (!anthropicKey) {
     return {
       missing:
-        "Set ANTHROPIC_API_KEY to an Anthropic API key (export ANTHROPIC_API_KEY=sk-ant-…), or use a local model with --provider openai and OPENAI_BASE_URL.",
+        "Set ANTHROPIC_API_KEY to an Anthropic API key (export ANTHROPIC_API_KEY=sk-ant-…), or ANTHROPIC_AUTH_TOKEN for a gateway's bearer token, or use a local model with --provider openai and OPENAI_BASE_URL.",
     };
   }
   return {
-    provider: anthropicProvider({ apiKey: env.ANTHROPIC_API_KEY, baseURL: env.ANTHROPIC_BASE_URL, idleMs }),
+    provider: anthropicProvider({
+      apiKey: env.ANTHROPIC_API_KEY || undefined,
+      authToken: env.ANTHROPIC_AUTH_TOKEN || undefined,
+      baseURL: env.ANTHROPIC_BASE_URL,
+      idleMs,
+    }),
   };
 }
 

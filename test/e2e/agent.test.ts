@@ -123,13 +123,24 @@ describe("cc-tools agent -p", () => {
     expect(JSON.stringify(stand.requests[1].messages.at(-1))).toMatch(/denied/);
   });
 
-  it("exits 1 when the model cannot be reached, 2 without an API key", async () => {
+  it("exits 1 when the model cannot be reached, 2 without an API key; takes ANTHROPIC_AUTH_TOKEN instead of a key", async () => {
     const dir = gitRepo();
     const { env } = await standIn([{ status: 401, message: "invalid x-api-key" }]);
     const failed = await agentCli(["-p", "hi"], env, dir);
     expect(failed.code).toBe(1);
     expect(failed.stderr).toMatch(/invalid x-api-key/);
-    const noKey = await agentCli(["-p", "hi"], { ANTHROPIC_API_KEY: "", OPENAI_BASE_URL: "" }, dir);
+    const { env: gateway } = await standIn([text("via the gateway")]);
+    const bearer = await agentCli(
+      ["-p", "hi"],
+      { ...gateway, ANTHROPIC_API_KEY: "", ANTHROPIC_AUTH_TOKEN: "gateway-token" },
+      dir,
+    );
+    expect(bearer.stdout.trim()).toBe("via the gateway");
+    const noKey = await agentCli(
+      ["-p", "hi"],
+      { ANTHROPIC_API_KEY: "", ANTHROPIC_AUTH_TOKEN: "", OPENAI_BASE_URL: "" },
+      dir,
+    );
     expect(noKey.code).toBe(2);
     expect(noKey.stderr).toMatch(/ANTHROPIC_API_KEY/);
   });

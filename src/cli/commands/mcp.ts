@@ -22,7 +22,8 @@ interface ServeFlags extends ContextFlags {
 
 /** The model runtime when the environment configures one (ANTHROPIC_API_KEY, or OPENAI_BASE_URL). */
 async function configuredModel(setting: unknown): Promise<ModelAccess | undefined> {
-  if (!process.env.ANTHROPIC_API_KEY && !process.env.OPENAI_BASE_URL) return undefined;
+  const env = process.env;
+  if (!env.ANTHROPIC_API_KEY && !env.ANTHROPIC_AUTH_TOKEN && !env.OPENAI_BASE_URL) return undefined;
   const { AgentRuntime, chooseModel, providerFromEnv } = await import("../../agent/runtime.js");
   const { userConfigDir } = await import("../../settings/load.js");
   const configured = providerFromEnv(process.env, undefined);
