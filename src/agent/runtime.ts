@@ -125,6 +125,20 @@ export class AgentRuntime implements ModelAccess {
     return this.options.model;
   }
 
+  /** Whether the provider is not Anthropic's, where Claude's model ids and aliases mean nothing. */
+  private get foreign(): boolean {
+    return this.options.provider.name !== "anthropic";
+  }
+
+  /**
+   * The model id for a call: `name` (aliases resolved) or `fallback`. Another provider (a local model behind
+   * OPENAI_BASE_URL) takes an alias as "the default": its own model.
+   */
+  private modelFor(name: string | undefined, fallback: string): string {
+    if (this.foreign && (name === undefined || Object.hasOwn(MODEL_ALIASES, name))) return fallback;
+    return resolveModel(name, fallback);
+  }
+
   /** A conversation over `ctx`'s tools, with the system prompt for its workspace. */
   async createAgent(
     ctx: ToolContext,
@@ -139,7 +153,7 @@ export class AgentRuntime implements ModelAccess {
     return new Agent({
       ctx,
       provider: this.options.provider,
-      model: resolveModel(overrides.model, this.options.model),
+      model: this.modelFor(overrides.model, this.options.model),
       system: await systemPrompt({
         workingDir: ctx.workingDir,
         instructions: overrides.instructions,
@@ -161,7 +175,10 @@ export class AgentRuntime implements ModelAccess {
   ): Promise<{ text: string; model: string; usage: TokenUsage }> {
     const turn = await this.options.provider.send(
       {
-        model: resolveModel(request.model, this.options.smallModel ?? DEFAULT_SMALL_MODEL),
+        model: this.modelFor(
+          request.model,
+          this.options.smallModel ?? (this.foreign ? this.options.model : DEFAULT_SMALL_MODEL),
+        ),
         system: request.system ?? "",
         messages: [{ role: "user", content: [{ type: "text", text: request.prompt }] }],
         tools: [],

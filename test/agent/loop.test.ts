@@ -710,6 +710,27 @@ describe("Task availability", () => {
   });
 });
 
+describe("models on another provider", () => {
+  it("stand for its own model where Claude's aliases or defaults would be sent (Task's model, WebFetch's prompt)", async () => {
+    const { agent, runtime, stand } = await setup(
+      [
+        // Chat completions: the system message first, then the prompt; tool results are `tool` messages.
+        (request) =>
+          JSON.stringify(request.messages[1]).includes("SUBTASK")
+            ? text("sub done")
+            : request.messages.some((m: { role: string }) => m.role === "tool")
+              ? text("main done")
+              : toolCall("Task", { description: "d", prompt: "SUBTASK", model: "haiku" }),
+      ],
+      { flavour: "openai" },
+    );
+    await agent.run("go", new AbortController().signal);
+    await runtime.complete({ prompt: "one-shot" }, new AbortController().signal);
+    expect(new Set(stand.requests.map((r) => r.model))).toEqual(new Set(["claude-sonnet-4-5"]));
+    expect(stand.requests).toHaveLength(4);
+  });
+});
+
 describe("the main model", () => {
   it("is --model, else ANTHROPIC_MODEL, else the model setting, else a current Sonnet (the MCP server's too)", () => {
     expect(chooseModel("opus", { ANTHROPIC_MODEL: "env-model" }, "setting-model")).toBe("claude-opus-5-5");
