@@ -15,7 +15,7 @@ import {
   type Shell,
   WRITE_RULE_TOOLS,
 } from "./rules.js";
-import { commandText, type SimpleCommand, splitBash } from "./shell-split.js";
+import { commandText, type SimpleCommand, setsOnlyShellVariables, splitBash } from "./shell-split.js";
 import type { EvaluationInput, PermissionDecision, PermissionRuleEntry, RuleBehavior } from "./types.js";
 
 /**
@@ -286,7 +286,7 @@ function finish(input: EvaluationInput, decision: PermissionDecision): Permissio
 function planDenial(input: EvaluationInput): PermissionDecision {
   return {
     behavior: "deny",
-    reason: `plan mode only reads and plans, and ${input.toolName} could change things; it runs once the session leaves plan mode (another --permission-mode)`,
+    reason: `plan mode is on: it only reads and plans, and ${input.toolName} could change things; it runs once the session leaves plan mode (ExitPlanMode with a plan the user approves, or another --permission-mode)`,
   };
 }
 
@@ -486,6 +486,7 @@ function inspectScript(script: string | undefined, shell: Shell, view: Restricti
 }
 
 function allowText(command: SimpleCommand): string {
+  if (setsOnlyShellVariables(command)) return "";
   return commandText(command, (name) => !SAFE_ENV_VARS.has(name));
 }
 

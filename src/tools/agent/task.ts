@@ -1,14 +1,13 @@
-import { execFile } from "node:child_process";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import * as z from "zod";
 import { InputError } from "../../core/errors.js";
 import { HostCapability, type SubagentRequest, type SubagentResult } from "../../core/host.js";
-import { PermissionLevel, type PermissionMode } from "../../core/permission-level.js";
+import { MODE_REACH, PermissionLevel, type PermissionMode } from "../../core/permission-level.js";
 import { ToolResult } from "../../core/result.js";
 import { defineTool } from "../../core/tool.js";
 import { ToolName } from "../../core/tool-names.js";
 import { startBackgroundSubagent } from "../../tasks/subagent-task.js";
+import { addWorktree, git, gitOk, repositoryRoot, WORKTREES_DIR } from "../worktree/git.js";
 
 const inputSchema = z.strictObject({
   description: z.string().describe("A short (3-5 word) description of the task"),
@@ -46,19 +45,10 @@ const inputSchema = z.strictObject({
     .describe("worktree: the agent works in its own git worktree, so its edits do not touch your files"),
 });
 
-/** How much a mode lets through without asking, for the rule that a sub-agent never gets more than its parent. */
-const PERMISSIVENESS: Record<PermissionMode, number> = {
-  plan: 0,
-  dontAsk: 1,
-  default: 2,
-  acceptEdits: 3,
-  bypassPermissions: 4,
-};
-
 function subagentMode(requested: string | undefined, parent: PermissionMode): PermissionMode | undefined {
   if (!requested || requested === "auto") return undefined;
   const mode = requested as PermissionMode;
-  if (PERMISSIVENESS[mode] > PERMISSIVENESS[parent]) {
+  if (MODE_REACH[mode] > MODE_REACH[parent]) {
     throw new InputError(
       `A sub-agent cannot run in ${mode} mode while you run in ${parent} mode: it may not be allowed more than you. Leave mode out, or choose ${parent} or a stricter one.`,
     );
@@ -66,36 +56,29 @@ function subagentMode(requested: string | undefined, parent: PermissionMode): Pe
   return mode;
 }
 
+/** An isolated agent's worktree: where it is, its repository and branch, and the commit it started from. */
+interface Worktree {
+  path: string;
+  root: string;
+  branch: string;
+  base: string;
+}
+
 /** A new git worktree (and branch) for an isolated sub-agent, under the repository's .claude/worktrees. */
 async function isolatedWorktree(workingDir: string, name: string): Promise<Worktree> {
-  const git = promisify(execFile);
-  let top: string;
+  let root: string;
   try {
-    top = (await git("git", ["rev-parse", "--show-toplevel"], { cwd: workingDir })).stdout.trim();
+    root = await repositoryRoot(workingDir);
   } catch {
     throw new InputError(
       `isolation "worktree" needs a git repository, and ${workingDir} is not in one. Leave isolation out.`,
     );
   }
-  const path = join(top, ".claude", "worktrees", name);
+  const path = join(root, WORKTREES_DIR, name);
   const branch = `agent/${name}`;
-  try {
-    const base = (await git("git", ["rev-parse", "HEAD"], { cwd: top })).stdout.trim();
-    await git("git", ["worktree", "add", "-b", branch, path, base], { cwd: top });
-    return { path, top, branch, base };
-  } catch (error) {
-    throw new InputError(
-      `Could not create a worktree for the agent: ${(error as { stderr?: string }).stderr?.trim() || (error as Error).message}`,
-    );
-  }
-}
-
-/** An isolated agent's worktree: where it is, its repository and branch, and the commit it started from. */
-interface Worktree {
-  path: string;
-  top: string;
-  branch: string;
-  base: string;
+  await addWorktree(root, path, branch);
+  const base = (await gitOk(["rev-parse", "HEAD"], path, "read the worktree's commit")).trim();
+  return { path, root, branch, base };
 }
 
 /**
@@ -103,21 +86,16 @@ interface Worktree {
  * nothing, kept otherwise; the answer says which, so the model knows where the agent's work is.
  */
 async function settleWorktree(worktree: Worktree): Promise<string> {
-  const git = promisify(execFile);
   const kept = `The agent's work is in the worktree ${worktree.path} (branch ${worktree.branch}).`;
-  try {
-    const [{ stdout: status }, { stdout: head }] = await Promise.all([
-      git("git", ["status", "--porcelain"], { cwd: worktree.path }),
-      git("git", ["rev-parse", "HEAD"], { cwd: worktree.path }),
-    ]);
-    if (status.trim() !== "" || head.trim() !== worktree.base) return kept;
-    await git("git", ["worktree", "remove", worktree.path], { cwd: worktree.top });
-    await git("git", ["branch", "-D", worktree.branch], { cwd: worktree.top });
-    return "The agent changed nothing, so its worktree was removed.";
-  } catch {
-    // Whatever git said, the worktree stays where the agent left it.
-    return kept;
-  }
+  const [status, head] = await Promise.all([
+    git(["status", "--porcelain"], worktree.path),
+    git(["rev-parse", "HEAD"], worktree.path),
+  ]);
+  if (status.code !== 0 || status.stdout.trim() !== "" || head.stdout.trim() !== worktree.base) return kept;
+  // Whatever git says from here, the answer is true: the worktree is gone, or it stays where the agent left it.
+  if ((await git(["worktree", "remove", worktree.path], worktree.root)).code !== 0) return kept;
+  await git(["branch", "-D", worktree.branch], worktree.root);
+  return "The agent changed nothing, so its worktree was removed.";
 }
 
 function usageLine(result: SubagentResult): string {
