@@ -154,10 +154,22 @@ export function createTerminal() {
     }
   }
 
+  // Sub-agents run side by side, and each may ask: one question holds the terminal until it is answered.
+  let asking: Promise<unknown> = Promise.resolve();
+  const oneAtATime = <T>(ask: () => Promise<T>): Promise<T> => {
+    const turn = asking.then(ask, ask);
+    asking = turn.catch(() => undefined);
+    return turn;
+  };
+  const permissions = createTerminalHandler({ lines, output: out, beforeAsk: () => spin.stop() });
   const io: AgentTerminal = {
-    permissions: createTerminalHandler({ lines, output: out, beforeAsk: () => spin.stop() }),
-    askQuestions,
-    approvePlan,
+    permissions: {
+      name: permissions.name,
+      interactive: permissions.interactive,
+      ask: (request, signal) => oneAtATime(() => permissions.ask(request, signal)),
+    },
+    askQuestions: (questions, signal) => oneAtATime(() => askQuestions(questions, signal)),
+    approvePlan: (plan, signal) => oneAtATime(() => approvePlan(plan, signal)),
   };
 
   async function run(session: AgentSession, firstPrompt: string | undefined): Promise<void> {

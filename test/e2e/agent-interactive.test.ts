@@ -97,4 +97,72 @@ describe("cc-tools agent (interactive, in tmux)", () => {
     tmux("send-keys", "-t", name, "C-c");
     await waitFor(() => !alive(name), "the agent to quit");
   });
+
+  it("asks the questions of sub-agents running side by side one at a time", async () => {
+    const dir = tempDir("cc-tools-agent-tty-");
+    const ask = (who: string) =>
+      toolCall("AskUserQuestion", {
+        questions: [
+          {
+            question: `Which colour for ${who}?`,
+            header: who,
+            options: [
+              { label: `red-${who}`, description: "red" },
+              { label: `blue-${who}`, description: "blue" },
+            ],
+            multiSelect: false,
+          },
+        ],
+      });
+    const stand = await startStandIn([
+      (request) => {
+        const first = JSON.stringify(request.messages[0]);
+        const answered = JSON.stringify(request.messages).includes("tool_result");
+        for (const who of ["alpha", "beta"])
+          if (first.includes(`SUBTASK ${who}`)) return answered ? text(`${who} done`) : ask(who);
+        if (answered) return text("both done");
+        return {
+          content: ["alpha", "beta"].map((who) => ({
+            type: "tool_use" as const,
+            id: `task-${who}`,
+            name: "Task",
+            input: { description: who, prompt: `SUBTASK ${who}` },
+          })),
+        };
+      },
+    ]);
+    stands.push(stand);
+    const name = `cc-agent-q-${process.pid}-${Date.now()}`;
+    sessions.push(name);
+    tmux(
+      "new-session",
+      "-d",
+      "-s",
+      name,
+      "-x",
+      "120",
+      "-y",
+      "50",
+      `ANTHROPIC_API_KEY=test-key ANTHROPIC_BASE_URL=${stand.url} CC_TOOLS_LOG=silent CLAUDE_CONFIG_DIR=${join(dir, ".home")} ${process.execPath} ${CLI} agent --cwd ${dir}`,
+    );
+    await waitFor(
+      () =>
+        screen(name)
+          .split("\n")
+          .some((line) => line.trim() === ">"),
+      "the prompt",
+    );
+    tmux("send-keys", "-t", name, "ask both", "Enter");
+    await waitFor(() => /Which colour for (alpha|beta)\?/.test(screen(name)), "the first question");
+    // Only one question is on the screen until it is answered.
+    await new Promise((r) => setTimeout(r, 500));
+    expect(screen(name).match(/Which colour for/g)).toHaveLength(1);
+    tmux("send-keys", "-t", name, "1", "Enter");
+    await waitFor(() => (screen(name).match(/Which colour for/g) ?? []).length === 2, "the second question");
+    tmux("send-keys", "-t", name, "2", "Enter");
+    await waitFor(() => screen(name).includes("both done"), "the final answer");
+    const answers = JSON.stringify(stand.requests.map((r) => r.messages.at(-1)));
+    expect(answers).toMatch(/red-(alpha|beta)/);
+    expect(answers).toMatch(/blue-(alpha|beta)/);
+  });
 });
