@@ -41,6 +41,26 @@ async function waitFor(check: () => boolean, what: string, ms = 20_000): Promise
   throw new Error(`timed out waiting for ${what}`);
 }
 
+/** Starts `cc-tools agent` on the stand-in in a new tmux session and waits for its prompt; returns the session. */
+async function startAgent(stand: StandIn, dir: string): Promise<string> {
+  const name = `cc-agent-${process.pid}-${Date.now()}`;
+  sessions.push(name);
+  const command = [
+    `ANTHROPIC_API_KEY=test-key ANTHROPIC_BASE_URL=${stand.url} CC_TOOLS_LOG=silent CLAUDE_CONFIG_DIR=${join(dir, ".home")}`,
+    `${process.execPath} ${CLI} agent --cwd ${dir}`,
+  ].join(" ");
+  tmux("new-session", "-d", "-s", name, "-x", "120", "-y", "50", command);
+  // tmux trims the prompt's trailing space.
+  await waitFor(
+    () =>
+      screen(name)
+        .split("\n")
+        .some((line) => line.trim() === ">"),
+    "the prompt",
+  );
+  return name;
+}
+
 describe("cc-tools agent (interactive, in tmux)", () => {
   it("streams the answer, asks before a write, shows the tool line, recalls prompts, starts over on /clear, answers /cost, and quits on Ctrl-C twice", async () => {
     const dir = tempDir("cc-tools-agent-tty-");
@@ -50,21 +70,7 @@ describe("cc-tools agent (interactive, in tmux)", () => {
       text("A fresh start."),
     ]);
     stands.push(stand);
-    const name = `cc-agent-${process.pid}-${Date.now()}`;
-    sessions.push(name);
-    const command = [
-      `ANTHROPIC_API_KEY=test-key ANTHROPIC_BASE_URL=${stand.url} CC_TOOLS_LOG=silent CLAUDE_CONFIG_DIR=${join(dir, ".home")}`,
-      `${process.execPath} ${CLI} agent --cwd ${dir}`,
-    ].join(" ");
-    tmux("new-session", "-d", "-s", name, "-x", "120", "-y", "40", command);
-    // tmux trims the prompt's trailing space.
-    await waitFor(
-      () =>
-        screen(name)
-          .split("\n")
-          .some((line) => line.trim() === ">"),
-      "the prompt",
-    );
+    const name = await startAgent(stand, dir);
 
     tmux("send-keys", "-t", name, "write hello.txt", "Enter");
     await waitFor(() => screen(name).includes("Permission needed: Write"), "the permission question");
@@ -132,26 +138,7 @@ describe("cc-tools agent (interactive, in tmux)", () => {
       },
     ]);
     stands.push(stand);
-    const name = `cc-agent-q-${process.pid}-${Date.now()}`;
-    sessions.push(name);
-    tmux(
-      "new-session",
-      "-d",
-      "-s",
-      name,
-      "-x",
-      "120",
-      "-y",
-      "50",
-      `ANTHROPIC_API_KEY=test-key ANTHROPIC_BASE_URL=${stand.url} CC_TOOLS_LOG=silent CLAUDE_CONFIG_DIR=${join(dir, ".home")} ${process.execPath} ${CLI} agent --cwd ${dir}`,
-    );
-    await waitFor(
-      () =>
-        screen(name)
-          .split("\n")
-          .some((line) => line.trim() === ">"),
-      "the prompt",
-    );
+    const name = await startAgent(stand, dir);
     tmux("send-keys", "-t", name, "ask both", "Enter");
     await waitFor(() => /Which colour for (alpha|beta)\?/.test(screen(name)), "the first question");
     // Only one question is on the screen until it is answered.
