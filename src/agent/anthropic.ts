@@ -9,7 +9,9 @@ import {
 } from "./provider.js";
 
 export interface AnthropicOptions {
-  apiKey: string;
+  /** ANTHROPIC_API_KEY (sent as x-api-key) or ANTHROPIC_AUTH_TOKEN (a gateway's bearer token): one of them. */
+  apiKey?: string;
+  authToken?: string;
   /** ANTHROPIC_BASE_URL: a proxy, a gateway, or the tests' loopback stand-in. */
   baseURL?: string;
   /** Quiet time after which a stream counts as stalled. */
@@ -25,7 +27,12 @@ export function anthropicProvider(options: AnthropicOptions): ModelProvider {
       if (!client) {
         const { default: Anthropic } = await import("@anthropic-ai/sdk");
         // Retries are the loop's (they apply to every provider and are tested there).
-        client = new Anthropic({ apiKey: options.apiKey, baseURL: options.baseURL, maxRetries: 0 });
+        client = new Anthropic({
+          apiKey: options.apiKey ?? null,
+          authToken: options.authToken ?? null,
+          baseURL: options.baseURL,
+          maxRetries: 0,
+        });
       }
       return guardedStream(signal, options.idleMs, async (streamSignal, tick) => {
         const stream = await client!.messages.create(

@@ -17,6 +17,8 @@ export const MAX_CONTINUATIONS = 3;
 export const COMPACT_AT_FRACTION = 0.8;
 /** Tool results kept whole (the most recent) when old ones are elided. */
 export const KEEP_RECENT_TOOL_RESULTS = 4;
+/** Characters of a tool call's unparseable arguments quoted back to the model. */
+export const MALFORMED_INPUT_SHOWN = 2_000;
 /** Nesting depth of sub-agents (a sub-agent's own Task calls count one deeper). */
 export const MAX_AGENT_DEPTH = 2;
 /** Output tokens of WebFetch's one-shot prompt answers and of summaries. */

@@ -1,5 +1,5 @@
 import type { ToolContext } from "../core/context.js";
-import type { ToolResult } from "../core/result.js";
+import { ToolResult } from "../core/result.js";
 import { runToolBatch } from "../executor/batch.js";
 import { runHooks } from "../hooks/run.js";
 import { inboxSlot, renderMessages } from "../messages/inbox.js";
@@ -9,6 +9,7 @@ import {
   COMPACT_AT_FRACTION,
   DEFAULT_MAX_TOKENS,
   DEFAULT_MAX_TURNS,
+  MALFORMED_INPUT_SHOWN,
   MAX_CONTINUATIONS,
   MODEL_MAX_ATTEMPTS,
   MODEL_RETRY_BASE_DELAY_MS,
@@ -25,8 +26,11 @@ import {
   type ToolResultPart,
   type ToolUsePart,
   textOf,
+  unparsedInput,
 } from "./messages.js";
 import { apiError, ModelError, type ModelProvider, type ModelRequest, type StreamEvent } from "./provider.js";
+
+const CONTINUE_REQUEST = "Your reply was cut off at the output limit. Continue exactly where you stopped.";
 
 /** The context window a model has when nobody says otherwise (Claude's standard window). */
 export const DEFAULT_CONTEXT_WINDOW = 200_000;
@@ -82,6 +86,15 @@ function toToolResultPart(id: string, result: ToolResult): ToolResultPart {
   );
   if (content.length === 0) content.push({ type: "text", text: "(no output)" });
   return { type: "tool_result", tool_use_id: id, content, ...(result.isError ? { is_error: true } : {}) };
+}
+
+/** The answer to a call whose arguments could not be parsed: what was wrong, and the text as it arrived. */
+function malformedCall(call: ToolUsePart): ToolResult {
+  const { json, problem } = unparsedInput(call.input)!;
+  const shown = json.length > MALFORMED_INPUT_SHOWN ? `${json.slice(0, MALFORMED_INPUT_SHOWN)}…` : json;
+  return ToolResult.rejected(
+    `The arguments of this ${call.name} call are not valid JSON (${problem}), so it did not run. Send the call again with its arguments as one JSON object. They were: ${shown}`,
+  );
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -174,6 +187,7 @@ export class Agent {
     let continuations = 0;
     let stopHookActive = false;
     let lastText = "";
+    let cutText = "";
     for (;;) {
       if (signal.aborted) return finish("cancelled", "The run was interrupted.");
       if (turns >= maxTurns) {
@@ -201,35 +215,40 @@ export class Agent {
       const calls = turn.content.filter((p): p is ToolUsePart => p.type === "tool_use");
       if (calls.length > 0) {
         toolUses += calls.length;
+        cutText = "";
         const results = await this.runTools(calls, signal, onEvent);
         this.append({ role: "user", content: results }, onEvent);
         continue;
       }
       if (turn.stopReason === "max_tokens" && continuations < MAX_CONTINUATIONS) {
         continuations++;
-        this.messages.push({
-          role: "user",
-          content: [
-            {
-              type: "text",
-              text: "Your reply was cut off at the output limit. Continue exactly where you stopped.",
-            },
-          ],
-        });
+        cutText += textOf(turn.content);
+        this.append({ role: "user", content: [{ type: "text", text: CONTINUE_REQUEST }] }, onEvent);
         continue;
       }
       continuations = 0;
+      // The answer of a reply that was cut and continued is all of its pieces.
+      const answer = cutText + textOf(turn.content);
+      cutText = "";
       const event = this.config.stopEvent ?? "Stop";
-      const stop = await runHooks(event, { stop_hook_active: stopHookActive }, this.ctx, signal);
+      // A sub-agent's session is named by its agent id.
+      const payload =
+        event === "SubagentStop"
+          ? { stop_hook_active: stopHookActive, agent_id: this.ctx.sessionId }
+          : { stop_hook_active: stopHookActive };
+      const stop = await runHooks(event, payload, this.ctx, signal);
       if (stop.blocked && !signal.aborted) {
         stopHookActive = true;
-        this.messages.push({
-          role: "user",
-          content: [{ type: "text", text: `A ${event} hook asks you to go on: ${stop.blocked}` }],
-        });
+        this.append(
+          {
+            role: "user",
+            content: [{ type: "text", text: `A ${event} hook asks you to go on: ${stop.blocked}` }],
+          },
+          onEvent,
+        );
         continue;
       }
-      return finish("end_turn", textOf(turn.content) || lastText);
+      return finish("end_turn", answer || lastText);
     }
   }
 
@@ -267,13 +286,16 @@ export class Agent {
   ): Promise<ToolResultPart[]> {
     for (const call of calls)
       onEvent({ type: "tool_start", id: call.id, name: call.name, input: call.input });
-    const results = await runToolBatch(
-      calls.map((c) => ({ name: c.name, input: c.input, id: c.id })),
+    // A call whose arguments are not JSON never reaches the executor: there is nothing to check or run.
+    const runnable = calls.filter((c) => !unparsedInput(c.input));
+    const ran = await runToolBatch(
+      runnable.map((c) => ({ name: c.name, input: c.input, id: c.id })),
       this.ctx,
       { signal },
     );
-    return calls.map((call, i) => {
-      const result = results[i]!;
+    const results = new Map(runnable.map((call, i) => [call, ran[i]!]));
+    return calls.map((call) => {
+      const result = results.get(call) ?? malformedCall(call);
       onEvent({ type: "tool_end", id: call.id, name: call.name, result });
       const brought = result.metadata?.loadedTools;
       if (Array.isArray(brought))

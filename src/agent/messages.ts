@@ -62,12 +62,23 @@ export function emptyUsage(): TokenUsage {
   return { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
 }
 
-/** A streamed tool call's arguments; unparseable JSON is kept so the executor's validation can say what is wrong. */
+/** The key under which a tool call's unparseable arguments are kept (the API needs an object as input). */
+const UNPARSED_INPUT = "__unparsed_input";
+
+/** A streamed tool call's arguments; unparseable JSON is kept, with why, so the loop can tell the model. */
 export function parseToolInput(json: string): unknown {
   if (json.trim() === "") return {};
   try {
     return JSON.parse(json);
-  } catch {
-    return { __unparsed_input: json };
+  } catch (error) {
+    return { [UNPARSED_INPUT]: json, problem: (error as Error).message };
   }
+}
+
+/** The raw text and parse error of arguments parseToolInput could not parse; undefined for parsed ones. */
+export function unparsedInput(input: unknown): { json: string; problem: string } | undefined {
+  const record = input as Record<string, unknown> | null;
+  return typeof record?.[UNPARSED_INPUT] === "string"
+    ? { json: record[UNPARSED_INPUT] as string, problem: String(record.problem) }
+    : undefined;
 }

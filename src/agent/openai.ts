@@ -1,6 +1,12 @@
 import type { AssistantTurn, ImagePart, Message, StopReason, TextPart, ToolUsePart } from "./messages.js";
 import { emptyUsage, parseToolInput } from "./messages.js";
-import { guardedStream, type ModelProvider, type ModelRequest, type StreamEvent } from "./provider.js";
+import {
+  guardedStream,
+  ModelError,
+  type ModelProvider,
+  type ModelRequest,
+  type StreamEvent,
+} from "./provider.js";
 
 export interface OpenAIOptions {
   /** Local servers (Ollama, vLLM, LM Studio) take any key. */
@@ -136,6 +142,9 @@ export function openAIProvider(options: OpenAIOptions): ModelProvider {
           }
           if (choice.finish_reason) finish = choice.finish_reason;
         }
+        // Every complete reply ends with a finish reason; a stream that ends without one was cut short.
+        if (!finish)
+          throw new ModelError("the model's stream ended before the reply was complete", undefined, true);
         const content: AssistantTurn["content"] = text.text ? [text] : [];
         for (const [i, call] of calls.entries()) {
           content.push({

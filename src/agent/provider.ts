@@ -69,17 +69,18 @@ export function apiError(error: unknown): ModelError {
   if (error instanceof ModelError) return error;
   const e = error as { status?: unknown; headers?: unknown; message?: string };
   const status = typeof e?.status === "number" ? e.status : undefined;
-  const headers = e?.headers;
-  const retryAfter =
-    headers instanceof Headers
-      ? headers.get("retry-after")
-      : ((headers as Record<string, string> | undefined)?.["retry-after"] ?? null);
+  const header = (name: string): string | null =>
+    e?.headers instanceof Headers
+      ? e.headers.get(name)
+      : ((e?.headers as Record<string, string> | undefined)?.[name] ?? null);
+  // Anthropic's and OpenAI's APIs may say it in milliseconds; retry-after is the HTTP standard's seconds.
+  const ms = Number(header("retry-after-ms") ?? Number.NaN);
   // No status: the connection failed or broke mid-stream, which is worth another try.
   return new ModelError(
     e?.message ?? String(error),
     status,
     status === undefined || retryableStatus(status),
-    retryAfterSeconds(retryAfter),
+    Number.isFinite(ms) && ms >= 0 ? ms / 1000 : retryAfterSeconds(header("retry-after")),
   );
 }
 

@@ -2,8 +2,10 @@ import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import { forkContext, type ToolContext } from "../core/context.js";
 import type { ModelAccess, SubagentRequest, SubagentResult } from "../core/host.js";
+import { log } from "../core/log.js";
 import { isPermissionMode } from "../core/permission-level.js";
 import { Session, type SessionSlot } from "../core/session.js";
+import { ToolName } from "../core/tool-names.js";
 import { type AgentType, loadAgentTypes } from "./agent-types.js";
 import { anthropicProvider } from "./anthropic.js";
 import { DEFAULT_MAX_TURNS, MAX_AGENT_DEPTH, SMALL_MAX_TOKENS, STREAM_IDLE_MS } from "./limits.js";
@@ -31,6 +33,15 @@ export function resolveModel(name: string | undefined, fallback: string): string
   return MODEL_ALIASES[name] ?? name;
 }
 
+/**
+ * The main model, as Claude Code chooses it: `--model`, else ANTHROPIC_MODEL, else the `model` setting, else a
+ * current Sonnet; aliases resolved.
+ */
+export function chooseModel(flag: string | undefined, env: NodeJS.ProcessEnv, setting: unknown): string {
+  const named = flag || env.ANTHROPIC_MODEL || (typeof setting === "string" ? setting : undefined);
+  return resolveModel(named, DEFAULT_MODEL);
+}
+
 export interface RuntimeOptions {
   provider: ModelProvider;
   model: string;
@@ -48,7 +59,8 @@ export function providerFromEnv(
   choice: "anthropic" | "openai" | undefined,
   idleMs = STREAM_IDLE_MS,
 ): { provider: ModelProvider } | { missing: string } {
-  const kind = choice ?? (env.ANTHROPIC_API_KEY ? "anthropic" : env.OPENAI_BASE_URL ? "openai" : "anthropic");
+  const anthropicKey = env.ANTHROPIC_API_KEY || env.ANTHROPIC_AUTH_TOKEN;
+  const kind = choice ?? (anthropicKey ? "anthropic" : env.OPENAI_BASE_URL ? "openai" : "anthropic");
   if (kind === "openai") {
     if (!env.OPENAI_BASE_URL) {
       return {
@@ -64,14 +76,19 @@ export function providerFromEnv(
       }),
     };
   }
-  if (!env.ANTHROPIC_API_KEY) {
+  if (!anthropicKey) {
     return {
       missing:
-        "Set ANTHROPIC_API_KEY to an Anthropic API key (export ANTHROPIC_API_KEY=sk-ant-…), or use a local model with --provider openai and OPENAI_BASE_URL.",
+        "Set ANTHROPIC_API_KEY to an Anthropic API key (export ANTHROPIC_API_KEY=sk-ant-…), or ANTHROPIC_AUTH_TOKEN for a gateway's bearer token, or use a local model with --provider openai and OPENAI_BASE_URL.",
     };
   }
   return {
-    provider: anthropicProvider({ apiKey: env.ANTHROPIC_API_KEY, baseURL: env.ANTHROPIC_BASE_URL, idleMs }),
+    provider: anthropicProvider({
+      apiKey: env.ANTHROPIC_API_KEY || undefined,
+      authToken: env.ANTHROPIC_AUTH_TOKEN || undefined,
+      baseURL: env.ANTHROPIC_BASE_URL,
+      idleMs,
+    }),
   };
 }
 
@@ -108,6 +125,20 @@ export class AgentRuntime implements ModelAccess {
     return this.options.model;
   }
 
+  /** Whether the provider is not Anthropic's, where Claude's model ids and aliases mean nothing. */
+  private get foreign(): boolean {
+    return this.options.provider.name !== "anthropic";
+  }
+
+  /**
+   * The model id for a call: `name` (aliases resolved) or `fallback`. Another provider (a local model behind
+   * OPENAI_BASE_URL) takes an alias as "the default": its own model.
+   */
+  private modelFor(name: string | undefined, fallback: string): string {
+    if (this.foreign && (name === undefined || Object.hasOwn(MODEL_ALIASES, name))) return fallback;
+    return resolveModel(name, fallback);
+  }
+
   /** A conversation over `ctx`'s tools, with the system prompt for its workspace. */
   async createAgent(
     ctx: ToolContext,
@@ -122,11 +153,12 @@ export class AgentRuntime implements ModelAccess {
     return new Agent({
       ctx,
       provider: this.options.provider,
-      model: resolveModel(overrides.model, this.options.model),
+      model: this.modelFor(overrides.model, this.options.model),
       system: await systemPrompt({
         workingDir: ctx.workingDir,
         instructions: overrides.instructions,
         configDir: this.options.configDir,
+        ...(ctx.tools.get(ToolName.Task) ? { agentTypes: await this.types(ctx) } : {}),
       }),
       maxTokens: this.options.maxTokens,
       maxTurns: overrides.maxTurns ?? DEFAULT_MAX_TURNS,
@@ -143,7 +175,10 @@ export class AgentRuntime implements ModelAccess {
   ): Promise<{ text: string; model: string; usage: TokenUsage }> {
     const turn = await this.options.provider.send(
       {
-        model: resolveModel(request.model, this.options.smallModel ?? DEFAULT_SMALL_MODEL),
+        model: this.modelFor(
+          request.model,
+          this.options.smallModel ?? (this.foreign ? this.options.model : DEFAULT_SMALL_MODEL),
+        ),
         system: request.system ?? "",
         messages: [{ role: "user", content: [{ type: "text", text: request.prompt }] }],
         tools: [],
@@ -154,13 +189,14 @@ export class AgentRuntime implements ModelAccess {
     return { text: textOf(turn.content), model: turn.model, usage: turn.usage };
   }
 
-  private cachedTypes: { dir: string; types: AgentType[] } | undefined;
+  private cachedTypes: { dir: string; types: AgentType[]; problems: string[] } | undefined;
 
-  /** The agent types of the parent's workspace, loaded once per workspace. */
+  /** The agent types of the parent's workspace, loaded once per workspace; files that could not be read are logged. */
   private async types(parent: ToolContext): Promise<AgentType[]> {
     if (this.cachedTypes?.dir !== parent.workingDir) {
-      const { types } = await loadAgentTypes(parent.workingDir, this.options.configDir);
-      this.cachedTypes = { dir: parent.workingDir, types };
+      const { types, problems } = await loadAgentTypes(parent.workingDir, this.options.configDir);
+      for (const problem of problems) log.warn(`agent definition skipped: ${problem}`);
+      this.cachedTypes = { dir: parent.workingDir, types, problems };
     }
     return this.cachedTypes.types;
   }
@@ -190,8 +226,9 @@ export class AgentRuntime implements ModelAccess {
     const types = await this.types(parent);
     const type = types.find((t) => t.name === request.subagentType);
     if (!type) {
+      const skipped = this.cachedTypes?.problems ?? [];
       return failed(
-        `No agent type named "${request.subagentType}". Available: ${types.map((t) => t.name).join(", ")}.`,
+        `No agent type named "${request.subagentType}". Available: ${types.map((t) => t.name).join(", ")}.${skipped.length > 0 ? ` Skipped definitions: ${skipped.join("; ")}.` : ""}`,
       );
     }
     const known = parent.session.get(subagentsSlot);
@@ -203,13 +240,15 @@ export class AgentRuntime implements ModelAccess {
     const agentId = request.name ?? `agent-${randomUUID().slice(0, 8)}`;
     const session = new Session({ id: agentId, dir: join(parent.session.dir, agentId) });
     session.get(depthSlot).depth = depth;
-    const mode = request.mode && isPermissionMode(request.mode) ? request.mode : undefined;
+    // The sub-agent starts in the mode asked for (Task allows none more permissive) or its parent's, and keeps
+    // its own: a sub-agent entering or leaving plan mode does not move the conversation that started it.
+    const mode = request.mode && isPermissionMode(request.mode) ? request.mode : parent.permissionMode;
     const ctx = forkContext(parent, {
       session,
       ...(request.workingDir ? { workingDir: request.workingDir } : {}),
       tools: type.tools(parent.tools),
       agentType: type.name,
-      ...(mode ? { permissionMode: mode } : {}),
+      permissionMode: mode,
     });
     const agent = await this.createAgent(ctx, {
       model: request.model ?? type.model,

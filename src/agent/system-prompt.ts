@@ -58,6 +58,8 @@ export interface SystemPromptOptions {
   instructions?: string;
   configDir?: string;
   now?: Date;
+  /** The agent types Task can start, when the agent has Task: the model picks `subagent_type` from them. */
+  agentTypes?: ReadonlyArray<{ name: string; description: string }>;
 }
 
 const BASE_INSTRUCTIONS = `You are a coding agent working in the user's repository through the tools you are given.
@@ -88,6 +90,11 @@ export async function systemPrompt(options: SystemPromptOptions): Promise<string
       "</env>",
     ].join("\n"),
     ...(git ? [`<git_status>\n${git}\n</git_status>`] : []),
+    ...(options.agentTypes?.length
+      ? [
+          `Agent types for the Task tool (subagent_type):\n${options.agentTypes.map((t) => `- ${t.name}: ${t.description}`).join("\n")}`,
+        ]
+      : []),
     ...(memory.length > 0 ? [`<memory>\n${memory.join("\n\n")}\n</memory>`] : []),
   ].join("\n\n");
 }

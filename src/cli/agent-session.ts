@@ -1,7 +1,8 @@
+import { constants } from "node:os";
 import { type AgentTerminal, agentHost, Inbox } from "../agent/host.js";
 import type { Agent, AgentEvent, AgentRunResult } from "../agent/loop.js";
 import { costReport, totalCost } from "../agent/prices.js";
-import { AgentRuntime, DEFAULT_MODEL, providerFromEnv, resolveModel } from "../agent/runtime.js";
+import { AgentRuntime, chooseModel, providerFromEnv } from "../agent/runtime.js";
 import type { ToolContext } from "../core/context.js";
 import { Session } from "../core/session.js";
 import { runHooks } from "../hooks/run.js";
@@ -62,7 +63,7 @@ export async function startAgentSession(
     const { loadSettings } = await import("../settings/load.js");
     const { checkWorkingDir } = await import("./options.js");
     const settings = loadSettings(checkWorkingDir(flags.cwd));
-    const model = resolveModel(flags.model ?? (settings.raw.model as string | undefined), DEFAULT_MODEL);
+    const model = chooseModel(flags.model, process.env, settings.raw.model);
     runtime = new AgentRuntime({ provider: configured.provider, model, configDir: userConfigDir() });
     const host = agentHost({ runtime, inbox, mainContext: () => ctx, terminal });
     ctx = contextFromFlags(flags, { session: new Session(), host });
@@ -84,9 +85,15 @@ export async function startAgentSession(
     model: runtime.defaultModel,
     async print(prompt, format) {
       const controller = new AbortController();
-      const onSignal = () => controller.abort("interrupted");
-      process.once("SIGINT", onSignal);
-      process.once("SIGTERM", onSignal);
+      // The first SIGINT or SIGTERM cancels the run, which still reports and ends the session; a second one
+      // exits at once. A listener stays for the whole run so the process-group cleanup does not re-raise the
+      // signal (which would exit before the result is written).
+      const onSignal = (signal: NodeJS.Signals) => {
+        if (controller.signal.aborted) process.exit(128 + constants.signals[signal]);
+        controller.abort("interrupted");
+      };
+      process.on("SIGINT", onSignal);
+      process.on("SIGTERM", onSignal);
       const line = (value: unknown) => process.stdout.write(`${JSON.stringify(value)}\n`);
       if (format === "stream-json") {
         line({
@@ -101,6 +108,19 @@ export async function startAgentSession(
       const onEvent = (event: AgentEvent) => {
         if (format === "stream-json" && event.type === "message")
           line({ type: event.message.role, message: event.message, session_id: mainCtx.sessionId });
+        if (event.type === "compacted") {
+          if (format === "stream-json")
+            line({
+              type: "system",
+              subtype: "compact_boundary",
+              session_id: mainCtx.sessionId,
+              compact_metadata: { trigger: "auto", pre_tokens: event.tokensBefore, how: event.how },
+            });
+          else
+            process.stderr.write(
+              `cc-tools agent: the conversation neared the context window; ${event.how === "elided" ? "old tool output was elided" : "the history was summarised"} (${event.tokensBefore} → ${event.tokensAfter} tokens)\n`,
+            );
+        }
         if (event.type === "retry")
           process.stderr.write(
             `cc-tools agent: the model API failed (${event.error}); retrying in ${Math.round(event.delayMs / 100) / 10} s\n`,

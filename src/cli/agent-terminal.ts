@@ -65,11 +65,15 @@ function spinner(out: NodeJS.WriteStream) {
  */
 export function createTerminal() {
   const out = process.stdout;
+  // Our own array, which readline keeps newest first, so answers to questions can be taken out of it.
+  const history: string[] = [];
   const rl: Interface = createInterface({
     input: process.stdin,
     output: out,
     terminal: Boolean(process.stdin.isTTY),
+    history,
     historySize: HISTORY_SIZE,
+    removeHistoryDuplicates: true,
     prompt: "> ",
   });
   const spin = spinner(out);
@@ -79,8 +83,11 @@ export function createTerminal() {
         if (signal.aborted) return resolve(undefined);
         const onAbort = () => resolve(undefined);
         signal.addEventListener("abort", onAbort, { once: true });
+        // The up arrow recalls prompts, not the "1" or "y" typed to a question: history is put back after.
+        const prompts = [...history];
         rl.question("", { signal }, (answer) => {
           signal.removeEventListener("abort", onAbort);
+          history.splice(0, history.length, ...prompts);
           resolve(answer);
         });
       }),
@@ -147,10 +154,22 @@ export function createTerminal() {
     }
   }
 
+  // Sub-agents run side by side, and each may ask: one question holds the terminal until it is answered.
+  let asking: Promise<unknown> = Promise.resolve();
+  const oneAtATime = <T>(ask: () => Promise<T>): Promise<T> => {
+    const turn = asking.then(ask, ask);
+    asking = turn.catch(() => undefined);
+    return turn;
+  };
+  const permissions = createTerminalHandler({ lines, output: out, beforeAsk: () => spin.stop() });
   const io: AgentTerminal = {
-    permissions: createTerminalHandler({ lines, output: out, beforeAsk: () => spin.stop() }),
-    askQuestions,
-    approvePlan,
+    permissions: {
+      name: permissions.name,
+      interactive: permissions.interactive,
+      ask: (request, signal) => oneAtATime(() => permissions.ask(request, signal)),
+    },
+    askQuestions: (questions, signal) => oneAtATime(() => askQuestions(questions, signal)),
+    approvePlan: (plan, signal) => oneAtATime(() => approvePlan(plan, signal)),
   };
 
   async function run(session: AgentSession, firstPrompt: string | undefined): Promise<void> {

@@ -5,6 +5,9 @@ import { SPILL_HEAD_CHARS, SPILL_TAIL_CHARS } from "../core/limits.js";
 import { OutputCapture } from "../process/capture.js";
 import { type RunningTask, taskStoreSlot } from "./store.js";
 
+/** How a background sub-agent's task ends. */
+type EndStatus = "completed" | "failed" | "killed";
+
 /** Characters of a background sub-agent's output TaskOutput shows whole. */
 const AGENT_INLINE_CHARS = 30_000;
 
@@ -30,13 +33,13 @@ export function startBackgroundSubagent(
     const controller = new AbortController();
     const settled = run(controller.signal, (line) => write(`→ ${line}\n`))
       .then(
-        (result) => {
+        (result): EndStatus => {
           write(
             `\n${result.text}\n\n[agent ${result.agentId}: ${result.toolUses} tool uses, ${result.inputTokens + result.outputTokens} tokens, ${result.durationMs} ms]\n`,
           );
           return result.isError ? (controller.signal.aborted ? "killed" : "failed") : "completed";
         },
-        (error: unknown) => {
+        (error: unknown): EndStatus => {
           write(`\nThe sub-agent failed: ${(error as Error).message}\n`);
           return "failed";
         },
@@ -44,7 +47,7 @@ export function startBackgroundSubagent(
       .then((status) => {
         capture.finish();
         const self = store.get(id)!;
-        self.status = status as "completed" | "failed" | "killed";
+        self.status = status;
         self.endedAt = Date.now();
       });
     return {

@@ -1,16 +1,23 @@
-import { readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import * as z from "zod";
 import { anthropicProvider } from "../../src/agent/anthropic.js";
 import type { AgentEvent } from "../../src/agent/loop.js";
 import { openAIProvider } from "../../src/agent/openai.js";
 import { costOf, totalCost } from "../../src/agent/prices.js";
 import type { ModelProvider } from "../../src/agent/provider.js";
-import { AgentRuntime } from "../../src/agent/runtime.js";
+import { AgentRuntime, chooseModel, DEFAULT_MODEL } from "../../src/agent/runtime.js";
 import type { ToolContext } from "../../src/core/context.js";
 import { createHost } from "../../src/core/host.js";
 import type { PermissionMode } from "../../src/core/permission-level.js";
+import { ToolResult } from "../../src/core/result.js";
+import type { Settings } from "../../src/core/settings.js";
+import { type AnyTool, defineTool } from "../../src/core/tool.js";
 import { autoHandler } from "../../src/permissions/handlers.js";
+import { emptySettings } from "../../src/settings/types.js";
+import { taskStoreSlot } from "../../src/tasks/store.js";
 import { tempDir, testContext } from "../helpers/context.js";
 import { eventually, survivors, uniqueSeconds } from "../process/ps.js";
 import { type StandIn, type Step, startStandIn, text, toolCall } from "./standin.js";
@@ -24,7 +31,16 @@ type Flavour = "anthropic" | "openai";
 
 async function setup(
   steps: Step[],
-  options: { flavour?: Flavour; mode?: PermissionMode; contextWindow?: number } = {},
+  options: {
+    flavour?: Flavour;
+    mode?: PermissionMode;
+    contextWindow?: number;
+    /** Settings for the workspace (rules, hooks), and files to put in it before the agent starts. */
+    config?: (workingDir: string) => Settings;
+    files?: Record<string, string>;
+    retry?: { baseDelayMs: number; maxDelayMs: number };
+    tools?: AnyTool[];
+  } = {},
 ) {
   const stand = await startStandIn(steps);
   stands.push(stand);
@@ -36,12 +52,20 @@ async function setup(
     provider,
     model: "claude-sonnet-5-5",
     configDir: tempDir("cc-tools-config-"),
-    retry: { baseDelayMs: 10, maxDelayMs: 50 },
+    retry: options.retry ?? { baseDelayMs: 10, maxDelayMs: 50 },
     contextWindow: options.contextWindow,
   });
+  const workingDir = tempDir();
+  for (const [path, content] of Object.entries(options.files ?? {})) {
+    mkdirSync(dirname(join(workingDir, path)), { recursive: true });
+    writeFileSync(join(workingDir, path), content);
+  }
   const ctx = testContext({
+    workingDir,
     permissionMode: options.mode ?? "bypassPermissions",
     host: createHost({ model: runtime }, autoHandler),
+    ...(options.config ? { config: options.config(workingDir) } : {}),
+    ...(options.tools ? { tools: options.tools } : {}),
   });
   const agent = await runtime.createAgent(ctx);
   return { stand, runtime, ctx, agent };
@@ -129,6 +153,22 @@ describe.each<Flavour>(["anthropic", "openai"])("the agent loop (%s)", (flavour)
     expect(retries).toHaveLength(2);
     expect(stand.requests).toHaveLength(3);
   });
+
+  it("retries a stream that ends before the reply is complete, and keeps nothing of the cut reply", async () => {
+    const { agent, ctx, stand } = await setup(
+      [
+        { content: [toolCall("Write", { file_path: "cut.txt", content: "x" }).content[0]!], truncated: true },
+        text("after the retry"),
+      ],
+      { flavour },
+    );
+    const events: AgentEvent[] = [];
+    const result = await agent.run("hi", new AbortController().signal, (e) => events.push(e));
+    expect(result.text).toBe("after the retry");
+    expect(stand.requests).toHaveLength(2);
+    expect(events.some((e) => e.type === "retry")).toBe(true);
+    expect(existsSync(join(ctx.workingDir, "cut.txt"))).toBe(false);
+  });
 });
 
 describe("the agent loop", () => {
@@ -161,6 +201,75 @@ describe("the agent loop", () => {
     expect(await eventually(() => survivors(`sleep ${secs}`).length === 0)).toBe(true);
   });
 
+  it("answers a tool call whose arguments are not valid JSON with an error that says so, and goes on", async () => {
+    const { agent, ctx, stand } = await setup([
+      {
+        content: [
+          {
+            type: "tool_use",
+            id: "t1",
+            name: "Write",
+            input: {},
+            rawInput: '{"file_path": "a.txt", "content": "x',
+          },
+        ],
+      },
+      text("I will fix my call"),
+    ]);
+    const result = await agent.run("write", new AbortController().signal);
+    expect(result.text).toBe("I will fix my call");
+    const [error] = toolResults(stand.requests[1]);
+    expect(error.is_error).toBe(true);
+    expect(error.content[0].text).toMatch(
+      /arguments of this Write call are not valid JSON \(.+\), so it did not run/,
+    );
+    expect(error.content[0].text).toContain('{"file_path": "a.txt", "content": "x');
+    expect(existsSync(join(ctx.workingDir, "a.txt"))).toBe(false);
+  });
+
+  it("answers an unknown tool name with an error listing the tools", async () => {
+    const { agent, stand } = await setup([toolCall("Frobnicate", { a: 1 }), text("sorry")]);
+    await agent.run("go", new AbortController().signal);
+    const [error] = toolResults(stand.requests[1]);
+    expect(error.is_error).toBe(true);
+    expect(error.content[0].text).toMatch(/No tool named "Frobnicate".*Read/);
+  });
+
+  it("keeps a huge tool result within the tool's budget, the whole output spilled to a file", async () => {
+    const { agent, stand } = await setup([
+      toolCall("Bash", { command: "head -c 3000000 /dev/zero | tr '\\0' a; echo; echo END-MARK" }),
+      text("big"),
+    ]);
+    await agent.run("big output", new AbortController().signal);
+    const [result] = toolResults(stand.requests[1]);
+    const shown: string = result.content[0].text;
+    expect(shown.length).toBeLessThan(100_000);
+    expect(shown).toContain("END-MARK");
+    const spill = /(\/\S+\.(?:txt|log|output))/.exec(shown)?.[1];
+    expect(spill && readFileSync(spill, "utf8").length).toBeGreaterThan(3_000_000);
+  });
+
+  it("waits as long as retry-after (or retry-after-ms) says, up to the longest retry delay", async () => {
+    const { agent } = await setup(
+      [
+        { status: 429, headers: { "retry-after": "1" } },
+        { status: 529, headers: { "retry-after-ms": "300" } },
+        { status: 429, headers: { "retry-after": "3600" } },
+        text("made it"),
+      ],
+      { retry: { baseDelayMs: 10, maxDelayMs: 1_500 } },
+    );
+    const delays: number[] = [];
+    const started = Date.now();
+    const result = await agent.run("hi", new AbortController().signal, (e) => {
+      if (e.type === "retry") delays.push(e.delayMs);
+    });
+    expect(result.text).toBe("made it");
+    expect(delays).toEqual([1_000, 300, 1_500]);
+    // A lower bound only: it really waited (a busy machine can only make it slower).
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2_700);
+  });
+
   it("retries a stalled stream", async () => {
     const { agent, stand } = await setup([{ stall: true }, text("after the stall")]);
     const result = await agent.run("hi", new AbortController().signal);
@@ -182,7 +291,7 @@ describe("the agent loop", () => {
       text(" part two"),
     ]);
     const result = await agent.run("write a lot", new AbortController().signal);
-    expect(result.text).toBe(" part two");
+    expect(result.text).toBe("part one part two");
     expect(JSON.stringify(stand.requests[1].messages.at(-1))).toMatch(/cut off/);
   });
 
@@ -352,16 +461,245 @@ describe("Task sub-agents", () => {
         },
         text("ok"),
       ],
-      { mode: "default" },
+      { mode: "default", files: { ".claude/agents/wizard.md": "A wizard, but no frontmatter.\n" } },
     );
     await agent.run("go", new AbortController().signal);
     const [unknown, escalate] = toolResults(stand.requests[1]);
     expect(unknown.content[0].text).toMatch(
-      /No agent type named "Wizard". Available: .*general-purpose.*Explore.*Plan/,
+      /No agent type named "Wizard". Available: .*general-purpose.*Explore.*Plan\. Skipped definitions: .*wizard\.md: no frontmatter/,
     );
     expect(escalate.content[0].text).toMatch(
       /cannot run in bypassPermissions mode while you run in default mode/,
     );
+  });
+
+  it("holds a sub-agent to the parent's deny rules and hooks: PreToolUse and SubagentStop see its agent_type", async () => {
+    const log = (name: string) =>
+      `cat >> "$CLAUDE_PROJECT_DIR/${name}"; echo >> "$CLAUDE_PROJECT_DIR/${name}"`;
+    const { agent, ctx, stand } = await setup(
+      routed(
+        [toolCall("Task", { description: "write", prompt: "SUBTASK: write x.txt" }, "t1"), text("main done")],
+        [toolCall("Write", { file_path: "x.txt", content: "x" }), text("I could not write x.txt")],
+      ),
+      {
+        config: (dir) => {
+          const config = emptySettings(dir);
+          config.rules = [{ rule: "Write", behavior: "deny", source: { scope: "project", root: dir } }];
+          config.hooks.PreToolUse = [
+            { matcher: "Write", hooks: [{ type: "command", command: log("pre.log") }] },
+          ];
+          config.hooks.SubagentStop = [{ hooks: [{ type: "command", command: log("stop.log") }] }];
+          return config;
+        },
+      },
+    );
+    const result = await agent.run("delegate", new AbortController().signal);
+    expect(result.text).toBe("main done");
+    expect(existsSync(join(ctx.workingDir, "x.txt"))).toBe(false);
+    const subRequests = stand.requests.filter((r) => JSON.stringify(r.messages[0]).includes("SUBTASK"));
+    const [refusal] = toolResults(subRequests[1]);
+    expect(refusal.is_error).toBe(true);
+    expect(refusal.content[0].text).toMatch(/denied/i);
+    const pre = JSON.parse(readFileSync(join(ctx.workingDir, "pre.log"), "utf8"));
+    expect(pre).toMatchObject({
+      hook_event_name: "PreToolUse",
+      tool_name: "Write",
+      agent_type: "general-purpose",
+    });
+    const stop = JSON.parse(readFileSync(join(ctx.workingDir, "stop.log"), "utf8"));
+    expect(stop).toMatchObject({
+      hook_event_name: "SubagentStop",
+      agent_type: "general-purpose",
+      agent_id: expect.stringMatching(/^agent-[0-9a-f]{8}$/),
+    });
+  });
+
+  it("runs a custom agent from .claude/agents with its tools, model and instructions, and sums its cost", async () => {
+    const { agent, ctx, stand } = await setup(
+      routed(
+        [
+          toolCall(
+            "Task",
+            { description: "review", prompt: "SUBTASK: review", subagent_type: "reviewer" },
+            "t1",
+          ),
+          text("main done"),
+        ],
+        [
+          {
+            content: [{ type: "text", text: "looks fine" }],
+            usage: { input_tokens: 2_000, output_tokens: 100 },
+          },
+        ],
+      ),
+      {
+        files: {
+          ".claude/agents/reviewer.md":
+            "---\nname: reviewer\ndescription: Reviews code\ntools: Read, Grep\nmodel: haiku\n---\nYou review code. REVIEWER-PROMPT\n",
+        },
+      },
+    );
+    await agent.run("delegate", new AbortController().signal);
+    const sub = stand.requests.find((r) => JSON.stringify(r.messages[0]).includes("SUBTASK"));
+    expect(sub.tools.map((t: { name: string }) => t.name).sort()).toEqual(["Grep", "Read"]);
+    expect(sub.model).toBe("claude-haiku-5-5");
+    expect(sub.system).toContain("REVIEWER-PROMPT");
+    // The main agent was told which agent types there are; the sub-agent, which has no Task, was not.
+    const main = stand.requests[0];
+    expect(main.system).toMatch(
+      /Agent types for the Task tool \(subagent_type\):\n- reviewer: Reviews code\n- general-purpose: /,
+    );
+    expect(sub.system).not.toContain("Agent types for the Task tool");
+    const byModel = ctx.costTracker.byModel();
+    expect([...byModel.keys()].sort()).toEqual(["claude-haiku-5-5", "claude-sonnet-4-5"]);
+    expect(byModel.get("claude-haiku-5-5")!.inputTokens).toBe(2_000);
+    const sum = [...byModel].reduce((total, [model, usage]) => total + costOf(model, usage)!, 0);
+    expect(totalCost(ctx.costTracker)).toBeCloseTo(sum, 10);
+    expect(costOf("claude-haiku-5-5", byModel.get("claude-haiku-5-5")!)).toBeGreaterThan(0);
+  });
+
+  it("keeps a sub-agent's mode changes its own: the parent's mode stays as it was", async () => {
+    const enterPlan = defineTool({
+      name: "GoPlan",
+      description: "Switches to plan mode.",
+      permissionLevel: "none",
+      inputSchema: z.strictObject({}),
+      async execute(_input, ctx) {
+        ctx.setPermissionMode("plan");
+        return ToolResult.success(`now in ${ctx.permissionMode} mode`);
+      },
+    });
+    const { agent, ctx, stand } = await setup(
+      routed(
+        [toolCall("Task", { description: "plan", prompt: "SUBTASK: plan" }, "t1"), text("main done")],
+        [toolCall("GoPlan", {}), text("planned")],
+      ),
+      { mode: "acceptEdits", tools: [enterPlan] },
+    );
+    await agent.run("delegate", new AbortController().signal);
+    const sub = stand.requests.filter((r) => JSON.stringify(r.messages[0]).includes("SUBTASK"));
+    expect(toolResults(sub[1])[0].content[0].text).toBe("now in plan mode");
+    expect(ctx.permissionMode).toBe("acceptEdits");
+  });
+
+  it("runs an isolated agent in its own worktree: kept when it changed something, removed when not", async () => {
+    const { agent, ctx, stand } = await setup(
+      routed(
+        [
+          {
+            content: [
+              {
+                type: "tool_use",
+                id: "a",
+                name: "Task",
+                input: { description: "w", prompt: "SUBTASK write", name: "writer", isolation: "worktree" },
+              },
+              {
+                type: "tool_use",
+                id: "b",
+                name: "Task",
+                input: { description: "l", prompt: "SUBTASK look", name: "looker", isolation: "worktree" },
+              },
+            ],
+          },
+          text("main done"),
+        ],
+        [
+          (request) =>
+            JSON.stringify(request.messages).includes("tool_result")
+              ? text("finished")
+              : JSON.stringify(request.messages[0]).includes("SUBTASK write")
+                ? toolCall("Write", { file_path: "new.txt", content: "from the agent\n" })
+                : toolCall("Glob", { pattern: "*" }),
+        ],
+      ),
+    );
+    const git = (...args: string[]) => execFileSync("git", args, { cwd: ctx.workingDir, encoding: "utf8" });
+    writeFileSync(join(ctx.workingDir, "a.txt"), "a\n");
+    git("init", "-q");
+    git("add", ".");
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init");
+    await agent.run("isolate", new AbortController().signal);
+    const [writer, looker] = toolResults(stand.requests.at(-1));
+    const kept = join(ctx.workingDir, ".claude", "worktrees", "writer");
+    expect(writer.content[0].text).toBe(
+      `finished\n\nThe agent's work is in the worktree ${kept} (branch agent/writer).`,
+    );
+    expect(readFileSync(join(kept, "new.txt"), "utf8")).toBe("from the agent\n");
+    expect(existsSync(join(ctx.workingDir, "new.txt"))).toBe(false);
+    expect(looker.content[0].text).toBe(
+      "finished\n\nThe agent changed nothing, so its worktree was removed.",
+    );
+    expect(existsSync(join(ctx.workingDir, ".claude", "worktrees", "looker"))).toBe(false);
+    expect(git("branch", "--list", "agent/*")).not.toContain("agent/looker");
+    expect(git("branch", "--list", "agent/*")).toContain("agent/writer");
+  });
+
+  it("bounds nesting: a sub-agent that may start sub-agents is refused past the depth limit", async () => {
+    const nest = (n: number) =>
+      toolCall(
+        "Task",
+        { description: "nest", prompt: `SUBTASK level ${n}`, subagent_type: "nester" },
+        `n${n}`,
+      );
+    const { agent, stand } = await setup(
+      [
+        (request) => {
+          const first = JSON.stringify(request.messages[0]);
+          const level = Number(/SUBTASK level (\d)/.exec(first)?.[1] ?? 0);
+          const last = JSON.stringify(request.messages.at(-1));
+          return last.includes("tool_result") ? text(`level ${level} done`) : nest(level + 1);
+        },
+      ],
+      {
+        files: {
+          ".claude/agents/nester.md": "---\nname: nester\ndescription: nests\ntools: Task\n---\nNest.\n",
+        },
+      },
+    );
+    const result = await agent.run("nest", new AbortController().signal);
+    expect(result.text).toBe("level 0 done");
+    // Main (0) starts 1, 1 starts 2; 2's Task call is refused without a model call.
+    const levels = new Set(
+      stand.requests.map((r) => /SUBTASK level (\d)/.exec(JSON.stringify(r.messages[0]))?.[1] ?? "0"),
+    );
+    expect([...levels].sort()).toEqual(["0", "1", "2"]);
+    const deepest = stand.requests
+      .filter((r) => JSON.stringify(r.messages[0]).includes("SUBTASK level 2"))
+      .at(-1);
+    expect(toolResults(deepest)[0].content[0].text).toMatch(/nest 2 deep at most/);
+  });
+
+  it("stops a background sub-agent with TaskStop, and the processes of its tools with it", async () => {
+    const seconds = uniqueSeconds();
+    const { agent, ctx, stand } = await setup(
+      routed(
+        [
+          toolCall(
+            "Task",
+            { description: "slow job", prompt: "SUBTASK: sleep", run_in_background: true },
+            "t1",
+          ),
+          async (request) => {
+            await eventually(() => survivors(`sleep ${seconds}`).length > 0, 10_000);
+            const id = /task (agent_\d+)/.exec(JSON.stringify(request.messages))?.[1];
+            return toolCall("TaskStop", { task_id: id }, "t2");
+          },
+          text("stopped it"),
+        ],
+        [toolCall("Bash", { command: `sleep ${seconds}` }), text("slept")],
+      ),
+    );
+    const result = await agent.run("start and stop", new AbortController().signal);
+    expect(result.text).toBe("stopped it");
+    expect(toolResults(stand.requests.at(-1))[0].is_error).toBeUndefined();
+    expect(await eventually(() => survivors(`sleep ${seconds}`).length === 0)).toBe(true);
+    expect(
+      ctx.session
+        .get(taskStoreSlot)
+        .list()
+        .map((t) => t.status),
+    ).toEqual(["killed"]);
   });
 });
 
@@ -369,5 +707,35 @@ describe("Task availability", () => {
   it("is offered only where the host has a model", () => {
     const plain: ToolContext = testContext();
     expect(plain.tools.availableFor(plain.host).unavailable.map((u) => u.tool.name)).toContain("Task");
+  });
+});
+
+describe("models on another provider", () => {
+  it("stand for its own model where Claude's aliases or defaults would be sent (Task's model, WebFetch's prompt)", async () => {
+    const { agent, runtime, stand } = await setup(
+      [
+        // Chat completions: the system message first, then the prompt; tool results are `tool` messages.
+        (request) =>
+          JSON.stringify(request.messages[1]).includes("SUBTASK")
+            ? text("sub done")
+            : request.messages.some((m: { role: string }) => m.role === "tool")
+              ? text("main done")
+              : toolCall("Task", { description: "d", prompt: "SUBTASK", model: "haiku" }),
+      ],
+      { flavour: "openai" },
+    );
+    await agent.run("go", new AbortController().signal);
+    await runtime.complete({ prompt: "one-shot" }, new AbortController().signal);
+    expect(new Set(stand.requests.map((r) => r.model))).toEqual(new Set(["claude-sonnet-4-5"]));
+    expect(stand.requests).toHaveLength(4);
+  });
+});
+
+describe("the main model", () => {
+  it("is --model, else ANTHROPIC_MODEL, else the model setting, else a current Sonnet (the MCP server's too)", () => {
+    expect(chooseModel("opus", { ANTHROPIC_MODEL: "env-model" }, "setting-model")).toBe("claude-opus-5-5");
+    expect(chooseModel(undefined, { ANTHROPIC_MODEL: "env-model" }, "setting-model")).toBe("env-model");
+    expect(chooseModel(undefined, {}, "haiku")).toBe("claude-haiku-5-5");
+    expect(chooseModel(undefined, {}, 42)).toBe(DEFAULT_MODEL);
   });
 });

@@ -8,7 +8,14 @@ import type { AddressInfo } from "node:net";
 
 export type Block =
   | { type: "text"; text: string }
-  | { type: "tool_use"; id: string; name: string; input: unknown };
+  | {
+      type: "tool_use";
+      id: string;
+      name: string;
+      input: unknown;
+      /** The arguments exactly as streamed, instead of `input` as JSON (a model that writes broken JSON). */
+      rawInput?: string;
+    };
 
 export interface Reply {
   content: Block[];
@@ -21,6 +28,8 @@ export interface Reply {
   };
   /** Wait this long between events (a slow model). */
   delayMs?: number;
+  /** End the stream after the content, without message_delta and message_stop (a connection cut short). */
+  truncated?: boolean;
 }
 
 /** An HTTP failure (429, 529, 500…) with optional headers. */
@@ -35,8 +44,9 @@ export interface Stall {
   stall: true;
 }
 
+type Served = Reply | Failure | Stall;
 // biome-ignore lint/suspicious/noExplicitAny: requests are whatever JSON the client sent.
-export type Step = Reply | Failure | Stall | ((request: any) => Reply | Failure | Stall);
+export type Step = Served | ((request: any) => Served | Promise<Served>);
 
 function sse(res: ServerResponse, event: string, data: unknown) {
   res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
@@ -88,7 +98,7 @@ async function streamAnthropic(res: ServerResponse, reply: Reply, model: string,
         index,
         content_block: { type: "tool_use", id: block.id, name: block.name, input: {} },
       });
-      const json = JSON.stringify(block.input);
+      const json = block.rawInput ?? JSON.stringify(block.input);
       const half = Math.ceil(json.length / 2);
       for (const piece of [json.slice(0, half), json.slice(half)]) {
         if (piece)
@@ -101,6 +111,7 @@ async function streamAnthropic(res: ServerResponse, reply: Reply, model: string,
     }
     sse(res, "content_block_stop", { type: "content_block_stop", index });
   }
+  if (reply.truncated) return void res.end();
   const stop =
     reply.stop_reason ?? (reply.content.some((b) => b.type === "tool_use") ? "tool_use" : "end_turn");
   sse(res, "message_delta", {
@@ -122,7 +133,7 @@ async function streamOpenAI(res: ServerResponse, reply: Reply, model: string, es
   for (const block of reply.content) {
     if (block.type === "text") chunk({ role: "assistant", content: block.text });
     else {
-      const json = JSON.stringify(block.input);
+      const json = block.rawInput ?? JSON.stringify(block.input);
       chunk({
         tool_calls: [
           {
@@ -137,6 +148,7 @@ async function streamOpenAI(res: ServerResponse, reply: Reply, model: string, es
       calls++;
     }
   }
+  if (reply.truncated) return void res.end();
   const finish = reply.stop_reason === "max_tokens" ? "length" : calls > 0 ? "tool_calls" : "stop";
   chunk({}, finish);
   const usage = reply.usage ?? {};
@@ -167,7 +179,7 @@ export async function startStandIn(steps: Step[]): Promise<StandIn> {
     const request = JSON.parse(body || "{}");
     requests.push(request);
     const step = steps[Math.min(next++, steps.length - 1)]!;
-    const resolved = typeof step === "function" ? step(request) : step;
+    const resolved = typeof step === "function" ? await step(request) : step;
     const openai = req.url?.includes("/chat/completions") ?? false;
     if ("status" in resolved) {
       res.writeHead(resolved.status, { "content-type": "application/json", ...resolved.headers });

@@ -25,18 +25,19 @@ interface ServeFlags extends ContextFlags {
 /** The model runtime when the environment configures one (ANTHROPIC_API_KEY, or OPENAI_BASE_URL). */
 /** The cheap part of configuredModel's test, for the opening's tools/list (answered before anything loads). */
 function modelMayBeConfigured(): boolean {
-  return Boolean(process.env.ANTHROPIC_API_KEY || process.env.OPENAI_BASE_URL);
+  const env = process.env;
+  return Boolean(env.ANTHROPIC_API_KEY || env.ANTHROPIC_AUTH_TOKEN || env.OPENAI_BASE_URL);
 }
 
-async function configuredModel(): Promise<ModelAccess | undefined> {
+async function configuredModel(setting: unknown): Promise<ModelAccess | undefined> {
   if (!modelMayBeConfigured()) return undefined;
-  const { AgentRuntime, DEFAULT_MODEL, providerFromEnv } = await import("../../agent/runtime.js");
+  const { AgentRuntime, chooseModel, providerFromEnv } = await import("../../agent/runtime.js");
   const { userConfigDir } = await import("../../settings/load.js");
   const configured = providerFromEnv(process.env, undefined);
   if ("missing" in configured) return undefined;
   return new AgentRuntime({
     provider: configured.provider,
-    model: DEFAULT_MODEL,
+    model: chooseModel(undefined, process.env, setting),
     configDir: userConfigDir(),
   });
 }
@@ -110,7 +111,7 @@ async function serve(flags: ServeFlags, command: Command): Promise<void> {
     throw error;
   }
   // With a model configured, every client gets sub-agents (Task) and WebFetch's prompt.
-  const model = await configuredModel();
+  const model = await configuredModel(settings.raw.model);
   const makeContext: ContextFactory = (session, host) =>
     contextFromFlags(flags, {
       session,

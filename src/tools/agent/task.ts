@@ -7,7 +7,7 @@ import { ToolResult } from "../../core/result.js";
 import { defineTool } from "../../core/tool.js";
 import { ToolName } from "../../core/tool-names.js";
 import { startBackgroundSubagent } from "../../tasks/subagent-task.js";
-import { addWorktree, repositoryRoot, WORKTREES_DIR } from "../worktree/git.js";
+import { addWorktree, git, gitOk, repositoryRoot, WORKTREES_DIR } from "../worktree/git.js";
 
 const inputSchema = z.strictObject({
   description: z.string().describe("A short (3-5 word) description of the task"),
@@ -56,8 +56,16 @@ function subagentMode(requested: string | undefined, parent: PermissionMode): Pe
   return mode;
 }
 
+/** An isolated agent's worktree: where it is, its repository and branch, and the commit it started from. */
+interface Worktree {
+  path: string;
+  root: string;
+  branch: string;
+  base: string;
+}
+
 /** A new git worktree (and branch) for an isolated sub-agent, under the repository's .claude/worktrees. */
-async function isolatedWorktree(workingDir: string, name: string): Promise<string> {
+async function isolatedWorktree(workingDir: string, name: string): Promise<Worktree> {
   let root: string;
   try {
     root = await repositoryRoot(workingDir);
@@ -67,8 +75,27 @@ async function isolatedWorktree(workingDir: string, name: string): Promise<strin
     );
   }
   const path = join(root, WORKTREES_DIR, name);
-  await addWorktree(root, path, `agent/${name}`);
-  return path;
+  const branch = `agent/${name}`;
+  await addWorktree(root, path, branch);
+  const base = (await gitOk(["rev-parse", "HEAD"], path, "read the worktree's commit")).trim();
+  return { path, root, branch, base };
+}
+
+/**
+ * What becomes of an isolated agent's worktree when it is done: removed with its branch when the agent changed
+ * nothing, kept otherwise; the answer says which, so the model knows where the agent's work is.
+ */
+async function settleWorktree(worktree: Worktree): Promise<string> {
+  const kept = `The agent's work is in the worktree ${worktree.path} (branch ${worktree.branch}).`;
+  const [status, head] = await Promise.all([
+    git(["status", "--porcelain"], worktree.path),
+    git(["rev-parse", "HEAD"], worktree.path),
+  ]);
+  if (status.code !== 0 || status.stdout.trim() !== "" || head.stdout.trim() !== worktree.base) return kept;
+  // Whatever git says from here, the answer is true: the worktree is gone, or it stays where the agent left it.
+  if ((await git(["worktree", "remove", worktree.path], worktree.root)).code !== 0) return kept;
+  await git(["branch", "-D", worktree.branch], worktree.root);
+  return "The agent changed nothing, so its worktree was removed.";
 }
 
 function usageLine(result: SubagentResult): string {
@@ -103,33 +130,36 @@ export const taskTool = defineTool({
       );
     }
     const name = input.name ?? `agent-${Date.now().toString(36)}`;
-    const workingDir =
+    const worktree =
       input.isolation === "worktree" ? await isolatedWorktree(ctx.workingDir, name) : undefined;
     const request: SubagentRequest = {
       description: input.description,
       prompt: input.prompt,
       subagentType: input.subagent_type ?? "general-purpose",
       model: input.model,
-      ...(input.name || workingDir ? { name } : {}),
+      ...(input.name || worktree ? { name } : {}),
       ...(mode ? { mode } : {}),
-      ...(workingDir ? { workingDir } : {}),
+      ...(worktree ? { workingDir: worktree.path } : {}),
     };
-    const meta = { subagentType: request.subagentType, teamName: input.team_name, worktree: workingDir };
+    const meta = { subagentType: request.subagentType, teamName: input.team_name, worktree: worktree?.path };
+    const run = async (signal: AbortSignal, onProgress: (line: string) => void) => {
+      const result = await model.runSubagent(request, ctx, signal, onProgress);
+      const text = result.text || "(the agent gave no final answer)";
+      return worktree
+        ? { ...result, text: `${text}\n\n${await settleWorktree(worktree)}` }
+        : { ...result, text };
+    };
     if (input.run_in_background) {
-      const task = startBackgroundSubagent(ctx, request, (signal, onProgress) =>
-        model.runSubagent(request, ctx, signal, onProgress),
-      );
+      const task = startBackgroundSubagent(ctx, request, run);
       return ToolResult.success(
         `Started the ${request.subagentType} agent "${input.description}" in the background as task ${task.id}. Read its progress and final answer with ${ToolName.TaskOutput} (task_id "${task.id}"); stop it with ${ToolName.TaskStop}.`,
         { ...meta, taskId: task.id },
       );
     }
-    const result = await model.runSubagent(request, ctx, ctx.signal, (line) =>
-      ctx.reportProgress({ progress: 0, message: line }),
-    );
+    const result = await run(ctx.signal, (line) => ctx.reportProgress({ progress: 0, message: line }));
     if (result.isError && !result.agentId) return ToolResult.error(result.text, meta);
     const blocks = [
-      { type: "text" as const, text: result.text || "(the agent gave no final answer)" },
+      { type: "text" as const, text: result.text },
       { type: "text" as const, text: usageLine(result) },
     ];
     return result.isError

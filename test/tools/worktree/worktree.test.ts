@@ -176,8 +176,12 @@ describe("Task with isolation worktree (shares the worktree helpers)", () => {
     const { AgentRuntime } = await import("../../../src/agent/runtime.js");
     const { createHost } = await import("../../../src/core/host.js");
     const { autoHandler } = await import("../../../src/permissions/handlers.js");
-    const { startStandIn, text } = await import("../../agent/standin.js");
-    const stand = await startStandIn([text("done in the worktree")]);
+    const { startStandIn, text, toolCall } = await import("../../agent/standin.js");
+    // The agent changes something, so its worktree is kept (one it changed nothing in is removed).
+    const stand = await startStandIn([
+      toolCall("Write", { file_path: "w.txt", content: "x\n" }),
+      text("done in the worktree"),
+    ]);
     try {
       const runtime = new AgentRuntime({
         provider: anthropicProvider({ apiKey: "k", baseURL: stand.url, idleMs: 2_000 }),
@@ -195,6 +199,7 @@ describe("Task with isolation worktree (shares the worktree helpers)", () => {
       expect(result.result.isError).toBe(false);
       const path = join(dir, ".claude", "worktrees", "iso");
       expect(git(path, "branch", "--show-current")).toBe("agent/iso");
+      expect(git(path, "status", "--porcelain")).toBe("?? w.txt");
       expect(git(dir, "status", "--porcelain")).toBe("");
       const outside = testContext({ host: createHost({ model: runtime }, autoHandler) });
       const refused = await call(outside, "Task", { description: "x", prompt: "y", isolation: "worktree" });
