@@ -55,7 +55,7 @@ const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.len
  * one's median. A contestant that is undefined (a peer not installed) is skipped.
  */
 export async function timeInterleaved<K extends string>(
-  contestants: Record<K, (() => Promise<unknown> | unknown) | undefined>,
+  contestants: Partial<Record<K, (() => Promise<unknown> | unknown) | undefined>>,
   runs = 15,
   warmup = 3,
 ): Promise<Record<K, number>> {

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { findRipgrep } from "../src/search/ripgrep.js";
 import { type Bench, runCommand, timeInterleaved } from "./lib.js";
 import { corpus, GLOB, mib, NEEDLE, writeFixtures } from "./support/corpus.js";
-import { CLI, FILESYSTEM, type RawClient, sampleRss, startServer, treeRssMb } from "./support/mcp-client.js";
+import { CLI, FILESYSTEM, sampleRss, startServer, treeRssMb } from "./support/mcp-client.js";
 
 const PEER = "server-filesystem";
 

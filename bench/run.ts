@@ -106,6 +106,9 @@ for (const r of rows) {
     `| ${cell(r.name)} | ${ms(r.oursMs)} ms | ${cell(r.baseline)} ${ms(r.baselineMs)} ms | ${ratio(r.oursMs, r.baselineMs)} | ${peer} | ${r.peerMs !== undefined ? ratio(r.oursMs, r.peerMs) : ""} | ${perK} | ${rss} | ${target(r)} | ${verdict(r)} |`,
   );
 }
+const notes = rows.filter((r) => r.note);
+if (notes.length > 0) lines.push("");
+for (const r of notes) lines.push(`- ${r.name}: ${r.note}`);
 if (memory.length > 0) {
   lines.push("");
   lines.push("| memory | cc-tools | peer | target | verdict |");
