@@ -12,6 +12,8 @@ const bench: Bench = async (report, options) => {
   const rg = await findRipgrep();
   if (!rg) throw new Error("bench/scale.ts needs ripgrep (the @vscode/ripgrep package or rg on PATH)");
   const sizes = options.quick ? QUICK_SCALE_SIZES : SCALE_SIZES;
+  /** Cost per 1k files by case (without the size) and size, ours and rg's: the growth line. */
+  const perK = new Map<string, Array<{ size: number; ours: number; rg: number }>>();
   for (const size of sizes) {
     const tree = scaleTree(size);
     const label = `${size / 1000}k`;
@@ -44,6 +46,11 @@ const bench: Bench = async (report, options) => {
           2,
         );
         const [peakRssMb] = sampler.stop();
+        const key = c.name.replace(` ${label}`, "");
+        perK.set(key, [
+          ...(perK.get(key) ?? []),
+          { size, ours: (times.ours * 1000) / tree.files, rg: (times.baseline * 1000) / tree.files },
+        ]);
         report({
           name: c.name,
           baseline: `rg ${c.baseline[0]}`,
@@ -57,6 +64,17 @@ const bench: Bench = async (report, options) => {
     } finally {
       await client.close();
     }
+  }
+  // Linear growth: the cost per 1k files at the largest tree is no higher than at the 10k one.
+  for (const [key, points] of perK) {
+    const line = points.map((p) => `${p.size / 1000}k ${p.ours.toFixed(1)}`).join(", ");
+    const mid = points.find((p) => p.size === 10_000);
+    const last = points.at(-1)!;
+    const growth =
+      mid && last !== mid
+        ? ` (${last.size / 1000}k/10k: ours ${(last.ours / mid.ours).toFixed(2)}x, rg ${(last.rg / mid.rg).toFixed(2)}x)`
+        : "";
+    options.info(`scale ${key}, ms per 1k files: ${line}${growth}`);
   }
 };
 
