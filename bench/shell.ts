@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createToolContext } from "../src/context.js";
 import { runTool } from "../src/executor/run.js";
+import { emptySettings } from "../src/settings/types.js";
 import type { Bench } from "./lib.js";
 import { timePair } from "./lib.js";
 
@@ -22,7 +23,10 @@ function rawBash(command: string, cwd: string): Promise<string> {
 
 const bench: Bench = async (report) => {
   const workingDir = realpathSync(mkdtempSync(join(tmpdir(), "cc-tools-bench-shell-")));
-  const ctx = createToolContext({ workingDir, permissionMode: "bypassPermissions" });
+  // The pipeline's own cost, apart from the sandbox (measured below against this).
+  const config = emptySettings(workingDir);
+  config.sandbox.enabled = false;
+  const ctx = createToolContext({ workingDir, permissionMode: "bypassPermissions", config });
   const { oursMs, baselineMs } = await timePair(
     () => runTool("Bash", { command: "echo hi" }, ctx),
     () => rawBash("echo hi", workingDir),
@@ -37,6 +41,22 @@ const bench: Bench = async (report) => {
     targetRatio: 1.5,
     note: "the whole runTool pipeline, process group and cwd capture included",
   });
+  const sandboxed = createToolContext({ workingDir, permissionMode: "bypassPermissions" });
+  const pair = await timePair(
+    () => runTool("Bash", { command: "echo hi" }, sandboxed),
+    () => runTool("Bash", { command: "echo hi" }, ctx),
+    30,
+    5,
+  );
+  report({
+    name: "Bash echo hi in the OS sandbox (bubblewrap)",
+    baseline: "the same call unsandboxed",
+    oursMs: pair.oursMs,
+    baselineMs: pair.baselineMs,
+    targetMs: pair.baselineMs + 10,
+    note: "target: under 10 ms added per command (policy, mounts, namespaces; no network proxy)",
+  });
+  await sandboxed.session.dispose();
   await ctx.session.dispose();
   rmSync(workingDir, { recursive: true, force: true });
 };

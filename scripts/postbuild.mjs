@@ -31,12 +31,18 @@ chmodSync(new URL("dist/bin/cc-tools.js", root), 0o755);
 
 // The MCP server answers a client's opening (initialize, tools/list) from this file while the SDK and the
 // tools load (src/mcp/stdio-connection.ts). It is computed from the same code the server runs.
-const { allTools, toMcpTools } = await import(new URL("dist/registry.js", root).href);
+const { builtinTools, toMcpTools } = await import(new URL("dist/registry.js", root).href);
 const { serverIdentity } = await import(new URL("dist/mcp/identity.js", root).href);
 const { SUPPORTED_PROTOCOL_VERSIONS } = await import("@modelcontextprotocol/server");
 const opening = {
   protocolVersions: SUPPORTED_PROTOCOL_VERSIONS,
   ...serverIdentity(),
-  tools: toMcpTools(allTools()),
+  tools: toMcpTools(builtinTools()),
+  // What each tool needs of its host; the connection lists a tool only where the server will serve it.
+  requires: Object.fromEntries(
+    builtinTools()
+      .tools.filter((t) => t.requires.length > 0)
+      .map((t) => [t.name, t.requires]),
+  ),
 };
 writeFileSync(new URL("dist/bin/mcp-opening.json", root), `${JSON.stringify(opening)}\n`);

@@ -2,7 +2,7 @@ import { homedir } from "node:os";
 import { resolve } from "node:path";
 import type { McpClientInfo, ToolContext } from "./core/context.js";
 import { CostTracker } from "./core/cost.js";
-import { createHost, type Host } from "./core/host.js";
+import { createHost, type Host, HostCapability } from "./core/host.js";
 import type { McpManager } from "./core/mcp-manager.js";
 import { expandTilde, resolveAgainst } from "./core/paths.js";
 import type { PermissionHandler, PermissionRuleEntry } from "./core/permission.js";
@@ -15,6 +15,7 @@ import { workspaceSlot } from "./core/workspace.js";
 import { decideWithHost, permissionStateSlot } from "./permissions/decide.js";
 import { autoHandler } from "./permissions/handlers.js";
 import { builtinTools } from "./registry.js";
+import { cronSlot } from "./schedule/scheduler.js";
 import { emptySettings } from "./settings/types.js";
 
 /**
@@ -41,6 +42,11 @@ export interface ToolContextOptions {
   costTracker?: CostTracker;
   /** Extra rules (CLI `--allow` / `--deny`), added with scope "cli". */
   rules?: PermissionRuleEntry[];
+  /**
+   * MCP tools past this many are deferred: left out of the definitions sent up front, found and loaded
+   * with ToolSearch. Unset: every MCP tool is sent.
+   */
+  deferMcpToolsAfter?: number;
   /** The MCP client the tools are served to, when they are. */
   mcpClient?: McpClientInfo;
 }
@@ -93,6 +99,9 @@ export function createToolContext(options: ToolContextOptions): ToolContext {
     resolve(baseDir, expandTilde(d, homedir())),
   );
 
+  // Durable cron jobs of a restored session run again once a host that can run prompts serves it.
+  if (host.supports(HostCapability.Prompts)) session.get(cronSlot).attach(host);
+
   const context: ToolContext = {
     get workingDir() {
       return workspace.workingDir ?? baseDir;
@@ -106,6 +115,7 @@ export function createToolContext(options: ToolContextOptions): ToolContext {
     host,
     tools: builtins.with(options.tools ?? []),
     agentType: options.agentType,
+    deferMcpToolsAfter: options.deferMcpToolsAfter,
     costTracker: options.costTracker ?? new CostTracker(),
     sessionId: session.id,
     session,

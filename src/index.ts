@@ -46,6 +46,7 @@ export {
 export { DuplicateToolError, ToolSet, type UnavailableTool } from "./core/toolset.js";
 export { runToolBatch, type ToolCall } from "./executor/batch.js";
 export { type RunOptions, runTool } from "./executor/run.js";
+export { Inbox, inboxSlot, renderMessages } from "./messages/inbox.js";
 export {
   allowAllHandler,
   autoHandler,
@@ -62,5 +63,13 @@ export {
   toolsFor,
   unavailableTools,
 } from "./registry.js";
+export { type Clock, type CronJob, CronScheduler, cronSlot, MAX_CRON_JOBS } from "./schedule/scheduler.js";
 export { loadSettings, SettingsError } from "./settings/load.js";
 export type { Settings, SettingsFile } from "./settings/types.js";
+export { type Todo, TodoList, type TodoStatus, todoSlot } from "./tasks/todos.js";
+export {
+  type PromptAnswer,
+  type PromptModel,
+  type PromptRequest,
+  setPromptModel,
+} from "./web/apply-prompt.js";

@@ -5,9 +5,15 @@ import { ToolSet, type UnavailableTool } from "./core/toolset.js";
 import { agentTools } from "./tools/agent/index.js";
 import { fileTools } from "./tools/file/index.js";
 import { mcpTools } from "./tools/mcp/index.js";
+import { metaTools } from "./tools/meta/index.js";
+import { planTools } from "./tools/plan/index.js";
+import { scheduleTools } from "./tools/schedule/index.js";
 import { searchTools } from "./tools/search/index.js";
 import { shellTools } from "./tools/shell/index.js";
 import { tasksTools } from "./tools/tasks/index.js";
+import { webTools } from "./tools/web/index.js";
+import { workTools } from "./tools/work/index.js";
+import { worktreeTools } from "./tools/worktree/index.js";
 
 let builtins: ToolSet | undefined;
 
@@ -18,8 +24,14 @@ export function builtinTools(): ToolSet {
     ...shellTools,
     ...tasksTools,
     ...searchTools,
+    ...webTools,
     ...mcpTools,
     ...agentTools,
+    ...workTools,
+    ...planTools,
+    ...worktreeTools,
+    ...scheduleTools,
+    ...metaTools,
   ]);
   return builtins;
 }
@@ -40,10 +52,30 @@ export function findTool(name: string, ctx?: ToolSource): AnyTool | undefined {
   return ctx.tools.get(name) ?? ctx.mcpManager?.tools().find((t) => t.name === name);
 }
 
-/** The tools a context offers its model: those its host can serve, then the session's MCP tools. */
-export function toolsFor(ctx: Pick<ToolContext, "tools" | "mcpManager" | "host">): AnyTool[] {
+/** The same tool, marked deferred: its definition is left for ToolSearch to bring in. */
+const deferredCopies = new WeakMap<AnyTool, AnyTool>();
+function deferred(tool: AnyTool): AnyTool {
+  if (tool.deferred) return tool;
+  let copy = deferredCopies.get(tool);
+  if (!copy) {
+    copy = { ...tool, deferred: true };
+    deferredCopies.set(tool, copy);
+  }
+  return copy;
+}
+
+/**
+ * The tools a context offers its model: those its host can serve, then the session's MCP tools (those past
+ * `deferMcpToolsAfter` deferred, so only ToolSearch brings their schemas in).
+ */
+export function toolsFor(
+  ctx: Pick<ToolContext, "tools" | "mcpManager" | "host"> & { deferMcpToolsAfter?: number },
+): AnyTool[] {
   const { available } = ctx.tools.availableFor(ctx.host);
-  return [...available.tools, ...(ctx.mcpManager?.tools() ?? [])];
+  const mcp = ctx.mcpManager?.tools() ?? [];
+  const limit = ctx.deferMcpToolsAfter;
+  const shown = limit === undefined ? mcp : mcp.map((t, i) => (i < limit ? t : deferred(t)));
+  return [...available.tools, ...shown];
 }
 
 /** The context's tools its host cannot serve, each with the reason (for `cc-tools list`). */

@@ -2,6 +2,7 @@ import type { ToolContext } from "../core/context.js";
 import type { ToolResult } from "../core/result.js";
 import { runToolBatch } from "../executor/batch.js";
 import { runHooks } from "../hooks/run.js";
+import { inboxSlot, renderMessages } from "../messages/inbox.js";
 import { toAnthropicTools, toolsFor } from "../registry.js";
 import { elideOldToolResults, estimateTokens, SUMMARY_REQUEST, summarizedHistory } from "./compact.js";
 import {
@@ -101,6 +102,12 @@ function addUsage(total: TokenUsage, usage: TokenUsage): void {
   total.outputTokens += usage.outputTokens;
   total.cacheReadTokens += usage.cacheReadTokens;
   total.cacheWriteTokens += usage.cacheWriteTokens;
+}
+
+/** The messages waiting in the session's inbox, as one text (taken: each is seen once). */
+function sessionMessages(ctx: ToolContext): string[] {
+  const messages = ctx.session.get(inboxSlot).take();
+  return messages.length > 0 ? [renderMessages(messages)] : [];
 }
 
 /**
@@ -233,7 +240,8 @@ export class Agent {
 
   /** Messages and prompts that arrived since the last call join the latest user message. */
   private takeInbox(): void {
-    const arrived = this.config.inbox?.() ?? [];
+    // By default, the messages SendMessage delivered to this conversation's session (src/messages/inbox.ts).
+    const arrived = this.config.inbox?.() ?? sessionMessages(this.ctx);
     if (arrived.length === 0) return;
     const last = this.messages.at(-1);
     const parts = arrived.map((text) => ({ type: "text" as const, text }));

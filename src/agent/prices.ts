@@ -1,8 +1,9 @@
 import type { CostTracker, Usage } from "../core/cost.js";
 
 /**
- * Dollars per million tokens, by model family, as Anthropic's price list gave them on PRICES_AS_OF. A model
- * not listed costs nothing in the summary (a local model), and the summary says its price is unknown.
+ * Dollars per million tokens, by model family, as Anthropic's price list gave them on PRICES_AS_OF; later
+ * models of a family are counted at that family's tier until this table is updated. A model not listed (a
+ * local model, a new family) costs nothing in the summary, which says its price is unknown.
  */
 export const PRICES_AS_OF = "2025-11-24";
 

@@ -8,16 +8,17 @@ import { type AgentType, loadAgentTypes } from "./agent-types.js";
 import { anthropicProvider } from "./anthropic.js";
 import { DEFAULT_MAX_TURNS, MAX_AGENT_DEPTH, SMALL_MAX_TOKENS, STREAM_IDLE_MS } from "./limits.js";
 import { Agent, type AgentEvent, type RetryPolicy } from "./loop.js";
-import { textOf } from "./messages.js";
+import { type TokenUsage, textOf } from "./messages.js";
 import { openAIProvider } from "./openai.js";
 import type { ModelProvider } from "./provider.js";
 import { systemPrompt } from "./system-prompt.js";
 
 /** Model aliases models and users write (Task's `model`, `--model`), and the ids they stand for. */
 export const MODEL_ALIASES: Record<string, string> = {
-  sonnet: "claude-sonnet-4-5",
-  opus: "claude-opus-4-5",
-  haiku: "claude-haiku-4-5",
+  sonnet: "claude-sonnet-5-5",
+  opus: "claude-opus-5-5",
+  haiku: "claude-haiku-5-5",
+  fable: "claude-fable-5-2",
 };
 
 /** The model used when neither `--model` nor the `model` setting names one. */
@@ -139,7 +140,7 @@ export class AgentRuntime implements ModelAccess {
   async complete(
     request: { system?: string; prompt: string; model?: string; maxTokens?: number },
     signal: AbortSignal,
-  ): Promise<string> {
+  ): Promise<{ text: string; model: string; usage: TokenUsage }> {
     const turn = await this.options.provider.send(
       {
         model: resolveModel(request.model, this.options.smallModel ?? DEFAULT_SMALL_MODEL),
@@ -150,7 +151,7 @@ export class AgentRuntime implements ModelAccess {
       },
       signal,
     );
-    return textOf(turn.content);
+    return { text: textOf(turn.content), model: turn.model, usage: turn.usage };
   }
 
   private cachedTypes: { dir: string; types: AgentType[] } | undefined;

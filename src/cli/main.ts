@@ -5,6 +5,7 @@ import { registerAgent } from "./commands/agent.js";
 import { registerList } from "./commands/list.js";
 import { registerMcp } from "./commands/mcp.js";
 import { registerRun } from "./commands/run.js";
+import { registerSandbox } from "./commands/sandbox.js";
 import { registerSchema } from "./commands/schema.js";
 import { registerSessions } from "./commands/sessions.js";
 import { EXIT_USAGE } from "./options.js";
@@ -28,6 +29,7 @@ registerRun(program);
 registerMcp(program);
 registerAgent(program);
 registerSessions(program);
+registerSandbox(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -46,6 +46,8 @@ export interface ToolContext {
   readonly tools: ToolSet;
   /** The sub-agent type this context serves (`Explore`, a custom agent), undefined for the main conversation. */
   readonly agentType: string | undefined;
+  /** MCP tools past this many are deferred (left for ToolSearch to load); undefined sends them all. */
+  readonly deferMcpToolsAfter?: number;
   readonly costTracker: CostTracker;
   readonly sessionId: string;
   readonly session: Session;
@@ -125,6 +127,7 @@ export function forkContext(parent: ToolContext, options: ForkOptions): ToolCont
     host: options.host ?? parent.host,
     tools: options.tools ?? parent.tools,
     agentType: "agentType" in options ? options.agentType : parent.agentType,
+    deferMcpToolsAfter: parent.deferMcpToolsAfter,
     costTracker: parent.costTracker,
     sessionId: options.session?.id ?? parent.sessionId,
     session: options.session ?? parent.session,

@@ -1,4 +1,5 @@
 import type { ToolContext } from "./context.js";
+import type { Usage } from "./cost.js";
 import type { PermissionAnswer, PermissionHandler, PermissionRequest } from "./permission.js";
 import type { PermissionMode } from "./permission-level.js";
 
@@ -92,7 +93,7 @@ export interface ModelAccess {
   complete(
     request: { system?: string; prompt: string; model?: string; maxTokens?: number },
     signal: AbortSignal,
-  ): Promise<string>;
+  ): Promise<{ text: string; model: string; usage: Usage }>;
   /**
    * Runs a sub-agent to its final answer under `parent` (its hooks, rules and sandbox apply); `onProgress`
    * hears a line per step. An unknown agent type is an error result that lists the known ones.

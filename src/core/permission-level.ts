@@ -20,6 +20,18 @@ export type PermissionLevel = (typeof PermissionLevel)[keyof typeof PermissionLe
 export const PERMISSION_MODES = ["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"] as const;
 export type PermissionMode = (typeof PERMISSION_MODES)[number];
 
+/**
+ * How much each mode lets through without asking. Moving up widens what the model may do: a sub-agent may not
+ * run above its parent, and Config asks before a mode change that moves up.
+ */
+export const MODE_REACH: Record<PermissionMode, number> = {
+  plan: 0,
+  dontAsk: 1,
+  default: 2,
+  acceptEdits: 3,
+  bypassPermissions: 4,
+};
+
 export function isPermissionMode(value: unknown): value is PermissionMode {
   return typeof value === "string" && (PERMISSION_MODES as readonly string[]).includes(value);
 }

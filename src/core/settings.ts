@@ -54,6 +54,30 @@ export interface SettingsFile {
   [key: string]: unknown;
 }
 
+/**
+ * Claude Code's `sandbox` block, merged over every settings file: booleans from the last file that sets
+ * them, lists concatenated. Paths are absolute here (`//x` and `/x` absolute, `~/x` under home, others
+ * under the directory that holds the file's .claude/). See docs/SANDBOX.md.
+ */
+export interface SandboxSettings {
+  /** Undefined: on wherever the platform's sandbox works. */
+  enabled?: boolean;
+  /** Refuse to run commands when the sandbox cannot be used, instead of warning once. */
+  failIfUnavailable?: boolean;
+  /** Default true: a sandboxed command runs without asking in default and acceptEdits modes. */
+  autoAllowBashIfSandboxed?: boolean;
+  /** Default true: `dangerouslyDisableSandbox` is honoured (the command then goes through the rules). */
+  allowUnsandboxedCommands?: boolean;
+  /** Commands (first words, or `Bash`-rule patterns like `docker:*`) that always run outside the sandbox. */
+  excludedCommands: string[];
+  /** cc-tools' own: run hook commands inside the sandbox too (default false: hooks are the user's). */
+  sandboxHooks?: boolean;
+  network: { allowedDomains: string[]; deniedDomains: string[] };
+  filesystem: { allowWrite: string[]; denyWrite: string[]; denyRead: string[]; allowRead: string[] };
+  /** Keys of Claude Code's block that cc-tools reads but does not act on, for `cc-tools sandbox status`. */
+  ignoredKeys: string[];
+}
+
 /** The merged view of every settings file that applies to a project. */
 export interface Settings {
   /** Every rule with where it came from, in file order (user, project, local). */
@@ -64,6 +88,7 @@ export interface Settings {
   hooks: Partial<Record<HookEvent, HookMatcher[]>>;
   env: Record<string, string>;
   mcpServers: Record<string, McpServerConfig>;
+  sandbox: SandboxSettings;
   /** The merged raw settings, for keys other modules read (later files win, lists concatenate). */
   raw: SettingsFile;
   /** The files that were found and read, in merge order. */

@@ -1,4 +1,17 @@
 import { isUtf8 } from "node:buffer";
+import {
+  decodeLegacy,
+  decodeStateful,
+  detectLegacyEncoding,
+  detectStatefulEncoding,
+  encodeLegacy,
+  isLegacy,
+  isMultiByte,
+  isStateful,
+  type LegacyEncoding,
+  legacyUnencodable,
+  type StatefulEncoding,
+} from "./legacy-encodings.js";
 
 /**
  * The file codec. Tools see a file as its "view": the decoded text with CRLF shown as LF, exactly what
@@ -10,8 +23,10 @@ import { isUtf8 } from "node:buffer";
 /**
  * "latin1" is the legacy 8-bit fallback, read as Windows-1252 (what the WHATWG "latin1" label means):
  * bytes 0x80-0x9F are the euro sign, curly quotes and dashes real legacy files use, not C1 controls.
+ * Legacy non-Latin encodings (Shift_JIS, GB18030, KOI8-R...) are detected and decoded by
+ * `legacy-encodings.ts`; stateful ones (ISO-2022-JP, UTF-7) are read but never written.
  */
-export type Encoding = "utf8" | "utf16le" | "utf16be" | "latin1";
+export type Encoding = "utf8" | "utf16le" | "utf16be" | "latin1" | LegacyEncoding | StatefulEncoding;
 /** "cr" is the classic Mac style: lone CRs and no LF anywhere. */
 export type LineEndingStyle = "lf" | "crlf" | "cr" | "mixed";
 export type Newline = "\n" | "\r\n" | "\r";
@@ -33,6 +48,8 @@ export interface DecodedText {
   format: TextFormat;
   /** Ascending view offsets of the LFs that are CRLF in the file. */
   crlfAt: readonly number[];
+  /** Why the file cannot be written back in its encoding without changing bytes outside an edit. */
+  unwritable?: string;
 }
 
 /**
@@ -129,7 +146,13 @@ export function detectEncoding(bytes: Buffer, partial = false): { encoding: Enco
   const utf16 = (partial || bytes.length % 2 === 0) && sniffed.includes(0) && utf16WithoutBom(sniffed);
   if (utf16) return { encoding: utf16, bom: false };
   const sample = partial ? bytes.subarray(0, Math.max(0, bytes.length - 3)) : bytes;
-  return { encoding: isUtf8(sample) ? "utf8" : "latin1", bom: false };
+  if (isUtf8(sample)) {
+    // Stateful encodings are 7-bit, so valid UTF-8: only an escape byte or a leading "+" asks for a look.
+    const suspect = bytes[0] === 0x2b || sniffed.includes(0x1b);
+    return { encoding: (suspect && detectStatefulEncoding(bytes)) || "utf8", bom: false };
+  }
+  const legacy = detectLegacyEncoding(bytes, (head) => decodeBody(head, "latin1"), !partial);
+  return { encoding: legacy ?? "latin1", bom: false };
 }
 
 /** Windows-1252's characters for bytes 0x80-0x9F; its five unassigned bytes stand for themselves. */
@@ -141,6 +164,8 @@ const CP1252_BYTE = new Map([...CP1252_HIGH].map((c, i) => [c, 0x80 + i]));
 const NOT_CP1252 = /[^\u0000-\u007f\u00a0-\u00ff]/gu;
 
 function decodeBody(body: Buffer, encoding: Encoding): string {
+  if (isLegacy(encoding)) return decodeLegacy(body, encoding);
+  if (isStateful(encoding)) return decodeStateful(body, encoding) ?? body.toString("latin1");
   if (encoding === "latin1")
     return body.toString("latin1").replace(/[\u0080-\u009f]/g, (c) => CP1252_HIGH[c.charCodeAt(0) - 0x80]!);
   if (encoding !== "utf16be") return body.toString(encoding);
@@ -150,6 +175,9 @@ function decodeBody(body: Buffer, encoding: Encoding): string {
 
 /** Encodes text (no BOM) in one of the codec's encodings. */
 export function encodeBody(text: string, encoding: Encoding): Buffer {
+  if (isLegacy(encoding)) return encodeLegacy(text, encoding);
+  if (isStateful(encoding))
+    throw new Error(`${encoding} is stateful and is never written (callers check DecodedText.unwritable)`);
   if (encoding === "latin1") {
     const bytes = text.replace(NOT_CP1252, (c) => String.fromCharCode(CP1252_BYTE.get(c) ?? 0x3f));
     return Buffer.from(bytes, "latin1");
@@ -160,6 +188,8 @@ export function encodeBody(text: string, encoding: Encoding): Buffer {
 
 /** The distinct characters of `text` that `encoding` cannot store (none for the Unicode encodings). */
 export function unencodable(text: string, encoding: Encoding): string[] {
+  if (isLegacy(encoding)) return legacyUnencodable(text, encoding);
+  if (isStateful(encoding)) return [...new Set(text.match(/[^\p{ASCII}]/gu))];
   if (encoding !== "latin1") return [];
   return [...new Set(text.match(NOT_CP1252) ?? [])].filter((c) => !CP1252_BYTE.has(c));
 }
@@ -203,6 +233,7 @@ export function decodeText(bytes: Buffer): DecodedText | undefined {
     bytes,
     view,
     crlfAt,
+    unwritable: unwritableReason(bytes, raw, encoding),
     format: {
       encoding,
       bom,
@@ -211,6 +242,17 @@ export function decodeText(bytes: Buffer): DecodedText | undefined {
       finalNewline: view.endsWith("\n"),
     },
   };
+}
+
+/** Why bytes decoded as `raw` cannot be written back in their encoding, if they cannot. */
+function unwritableReason(bytes: Buffer, raw: string, encoding: Encoding): string | undefined {
+  if (isStateful(encoding)) {
+    return `it is ${encoding}, a stateful encoding (the bytes of each character depend on the escape sequences before it), which cc-tools reads but does not write`;
+  }
+  if (isLegacy(encoding) && !encodeLegacy(raw, encoding).equals(bytes)) {
+    return `it reads as ${encoding}, but encoding the decoded text again does not give back the same bytes (some byte sequences have no character of their own in ${encoding}), so writing it could change bytes outside the edit`;
+  }
+  return undefined;
 }
 
 function countLf(text: string): number {
@@ -266,15 +308,21 @@ export function applySplices(view: string, splices: readonly Splice[], from = 0,
  * re-encoded; every other byte is copied as it was.
  */
 export function spliceBytes(file: DecodedText, splices: readonly Splice[]): Buffer {
-  const { bytes, view, crlfAt, format } = file;
-  const bom = format.bom ? bomBytes(format.encoding).length : 0;
-  const unit = format.encoding === "utf16le" || format.encoding === "utf16be" ? 2 : 1;
-  // Single-byte text (ASCII, latin1) maps characters to bytes one to one; only UTF-8 needs counting.
-  const oneToOne = format.encoding !== "utf8" || bytes.length - bom === view.length + crlfAt.length;
+  const { bytes, view, crlfAt, format, unwritable } = file;
+  if (unwritable) throw new Error(`cannot splice into this file: ${unwritable}`);
+  const { encoding } = format;
+  const bom = format.bom ? bomBytes(encoding).length : 0;
+  const unit = encoding === "utf16le" || encoding === "utf16be" ? 2 : 1;
+  // Single-byte text (ASCII, latin1, KOI8-R...) maps characters to bytes one to one; UTF-8 and the
+  // multi-byte legacy encodings need counting (the latter exact because the file round-trips).
+  const counted = encoding === "utf8" || (isLegacy(encoding) && isMultiByte(encoding));
+  const oneToOne = !counted || bytes.length - bom === view.length + crlfAt.length;
+  const byteLength = (text: string) =>
+    isLegacy(encoding) ? encodeLegacy(text, encoding).length : Buffer.byteLength(text, "utf8");
   let viewPos = 0;
   let charBytes = 0;
   const byteAt = (offset: number) => {
-    charBytes += oneToOne ? offset - viewPos : Buffer.byteLength(view.slice(viewPos, offset), "utf8");
+    charBytes += oneToOne ? offset - viewPos : byteLength(view.slice(viewPos, offset));
     viewPos = offset;
     const cr = crlfBefore(crlfAt, offset);
     return bom + (oneToOne ? charBytes * unit : charBytes) + cr * unit;
@@ -287,7 +335,7 @@ export function spliceBytes(file: DecodedText, splices: readonly Splice[]): Buff
     pieces.push(bytes.subarray(copied, from));
     const text = splice.text.replaceAll("\r\n", "\n");
     const newline = spliceNewline(file, splice.start);
-    pieces.push(encodeBody(newline === "\n" ? text : text.replaceAll("\n", newline), format.encoding));
+    pieces.push(encodeBody(newline === "\n" ? text : text.replaceAll("\n", newline), encoding));
     copied = to;
   }
   pieces.push(bytes.subarray(copied));

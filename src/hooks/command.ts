@@ -3,6 +3,7 @@ import { HOOK_DEFAULT_TIMEOUT_MS, HOOK_MAX_OUTPUT_CHARS } from "../core/limits.j
 import type { HookCommand } from "../core/settings.js";
 import { childEnv } from "../process/env.js";
 import { supervise } from "../process/supervise.js";
+import { sandboxLaunch } from "../sandbox/launch.js";
 
 export interface CommandOutput {
   code: number | null;
@@ -24,11 +25,28 @@ export async function runHookCommand(
   const timeoutMs = hook.timeout !== undefined ? hook.timeout * 1000 : HOOK_DEFAULT_TIMEOUT_MS;
   let stdout = "";
   let stderr = "";
+  // Hooks are the user's own commands: inside the sandbox only with sandbox.sandboxHooks.
+  let launch: Awaited<ReturnType<typeof sandboxLaunch>>;
+  try {
+    launch = await sandboxLaunch(
+      ctx,
+      {
+        file: "bash",
+        args: ["-c", hook.command],
+        cwd: ctx.workingDir,
+        env: { ...childEnv(ctx.config.env), CLAUDE_PROJECT_DIR: ctx.config.projectDir },
+      },
+      "hook",
+    );
+  } catch (error) {
+    return { code: null, stdout, stderr: (error as Error).message, timedOut: false };
+  }
   const outcome = await supervise({
-    file: "bash",
-    args: ["-c", hook.command],
+    file: launch.file,
+    args: launch.args,
     cwd: ctx.workingDir,
-    env: { ...childEnv(ctx.config.env), CLAUDE_PROJECT_DIR: ctx.config.projectDir },
+    env: launch.env,
+    launcherNames: launch.launcherNames,
     stdin,
     onStdout: (d) => {
       if (stdout.length < HOOK_MAX_OUTPUT_CHARS) stdout += d.toString("utf8");
@@ -39,6 +57,7 @@ export async function runHookCommand(
     timeoutMs,
     signal,
   }).done;
+  await launch.release();
   if (outcome.spawnError) stderr += outcome.spawnError;
   return { code: outcome.exitCode, stdout, stderr, timedOut: outcome.reason === "timeout" };
 }

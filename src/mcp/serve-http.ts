@@ -8,7 +8,13 @@ import {
 import { isInitializeRequest } from "@modelcontextprotocol/server";
 import { log } from "../core/log.js";
 import type { McpManager } from "../core/mcp-manager.js";
-import { type ContextFactory, createToolSession, type ToolSession } from "./server.js";
+import { PostOffice } from "./post-office.js";
+import {
+  type ContextFactory,
+  createToolSession,
+  type ToolSession,
+  type ToolSessionOptions,
+} from "./server.js";
 
 /** Largest request body accepted; tools/call limits its arguments further. */
 export const MAX_HTTP_BODY_BYTES = 16 * 1024 * 1024;
@@ -41,6 +47,8 @@ export interface HttpOptions {
   token?: string;
   /** Idle time after which a session is closed; HTTP_SESSION_IDLE_MS by default. */
   sessionIdleMs?: number;
+  /** Per-connection session options (a named session to restore and save). */
+  sessionOptions?: () => ToolSessionOptions;
 }
 
 /** One MCP session over HTTP, with what tells whether its client is still around. */
@@ -115,6 +123,7 @@ export async function serveToolsOverHttp(
   options: HttpOptions,
 ): Promise<{ url: string; close(): Promise<void> }> {
   const sessions = new Map<string, HttpSession>();
+  const postOffice = new PostOffice();
   const idleMs = options.sessionIdleMs ?? HTTP_SESSION_IDLE_MS;
   const loopback = isLoopback(options.host);
   // DNS-rebinding guards only make sense for loopback: a page in a browser could otherwise reach us.
@@ -122,7 +131,8 @@ export async function serveToolsOverHttp(
   const validateOrigin = loopback ? localhostOriginValidation() : undefined;
 
   const startSession = async () => {
-    const session = createToolSession(makeContext, manager);
+    // Every connection of this server can message the others (SendMessage).
+    const session = createToolSession(makeContext, manager, { postOffice, ...options.sessionOptions?.() });
     const transport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {

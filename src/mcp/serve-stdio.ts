@@ -1,7 +1,12 @@
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { log } from "../core/log.js";
 import type { McpManager } from "../core/mcp-manager.js";
-import { type ContextFactory, createToolSession, type ToolSession } from "./server.js";
+import {
+  type ContextFactory,
+  createToolSession,
+  type ToolSession,
+  type ToolSessionOptions,
+} from "./server.js";
 import type { StdioConnection } from "./stdio-connection.js";
 
 /** Longest shutdown may take (killing jobs, closing MCP clients) before the process exits anyway. */
@@ -16,11 +21,12 @@ export async function serveToolsOverStdio(
   makeContext: ContextFactory,
   manager: McpManager | undefined,
   transport: StdioConnection,
+  sessionOptions: () => ToolSessionOptions = () => ({}),
 ) {
   const sessions = new Set<ToolSession>();
   const handle = serveStdio(
     () => {
-      const session = createToolSession(makeContext, manager);
+      const session = createToolSession(makeContext, manager, sessionOptions());
       sessions.add(session);
       return session.server;
     },

@@ -1,17 +1,22 @@
 import { type ListToolsResult, Server } from "@modelcontextprotocol/server";
 import type { ToolContext } from "../core/context.js";
-import { createHost, type Host } from "../core/host.js";
+import { createHost, type Host, HostCapability } from "../core/host.js";
 import { log } from "../core/log.js";
 import type { McpManager } from "../core/mcp-manager.js";
 import { ToolResult } from "../core/result.js";
 import { Session } from "../core/session.js";
+import { ToolName } from "../core/tool-names.js";
 import { ArrivalOrder } from "../executor/arrival-order.js";
 import { runTool } from "../executor/run.js";
+import { inboxSlot, renderMessages } from "../messages/inbox.js";
 import { autoHandler } from "../permissions/handlers.js";
 import { toMcpTools, toolsFor } from "../registry.js";
+import { todoSlot } from "../tasks/todos.js";
 import { toMcpResult } from "./content.js";
 import { currentRequest, elicitationHandler } from "./elicit.js";
+import { elicitPlanApproval, elicitQuestions } from "./elicit-questions.js";
 import { serverIdentity } from "./identity.js";
+import { type PostOffice, recipientName } from "./post-office.js";
 import { progressChannel } from "./progress.js";
 
 /** Largest `arguments` object a tools/call may carry (as JSON); bigger ones are refused, not parsed by tools. */
@@ -33,6 +38,49 @@ export interface ToolSession {
 export interface ToolSessionOptions {
   /** Quiet time before a call with a progress token gets a heartbeat; HEARTBEAT_INTERVAL_MS by default. */
   heartbeatMs?: number;
+  /** The sessions of this server that can message each other; without one, SendMessage is not offered. */
+  postOffice?: PostOffice;
+  /** The session to serve (a named one restored from disk); a fresh one by default. */
+  session?: Session;
+  /**
+   * Called after every tools/call, to save a named session's state (work items, todos, mode); the result is
+   * sent once it resolved, so what the client was told is on disk.
+   */
+  afterCall?: (session: Session) => Promise<void>;
+  /** Called when the connection ends, before the session is disposed (a last save, releasing its name). */
+  beforeDispose?: (session: Session) => Promise<void>;
+}
+
+/** Where a TodoWrite result carries the whole list for the client's UI (`_meta`, never shown to the model). */
+export const TODOS_META_KEY = "cc-tools/todos";
+
+/**
+ * What an MCP connection can do for tools: permission asks, AskUserQuestion and plan approval through
+ * elicitation (only when the client supports it), messages to the server's other sessions.
+ */
+export function mcpHost(
+  clientAsks: () => boolean,
+  postOffice?: PostOffice,
+  ownName: () => string = () => "mcp",
+): Host {
+  const asksPeople = new Set<HostCapability>([HostCapability.Questions, HostCapability.PlanApproval]);
+  return createHost(
+    {
+      name: "mcp",
+      permissions: elicitationHandler(clientAsks),
+      interactive: clientAsks,
+      askQuestions: elicitQuestions,
+      approvePlan: elicitPlanApproval,
+      ...(postOffice
+        ? {
+            deliverMessage: (message) => postOffice.deliver({ ...message, from: ownName() }),
+            recipients: () => postOffice.recipients().filter((name) => name !== ownName()),
+          }
+        : {}),
+      supports: (capability) => !asksPeople.has(capability) || clientAsks(),
+    },
+    autoHandler,
+  );
 }
 
 /**
@@ -44,14 +92,15 @@ export function createToolSession(
   manager: McpManager | undefined,
   options: ToolSessionOptions = {},
 ): ToolSession {
-  const session = new Session();
+  const session = options.session ?? new Session();
   const { serverInfo, capabilities, instructions } = serverIdentity();
   const server = new Server(serverInfo, { capabilities, instructions });
   const clientAsks = () => Boolean(server.getClientCapabilities()?.elicitation);
-  const host = createHost(
-    { name: "mcp", permissions: elicitationHandler(clientAsks), interactive: clientAsks },
-    autoHandler,
-  );
+  let ordinal = 0;
+  const ownName = () => recipientName(server.getClientVersion()?.name, ordinal);
+  const mailbox = options.postOffice?.open((n) => recipientName(server.getClientVersion()?.name, n), session);
+  ordinal = mailbox?.ordinal ?? 0;
+  const host = mcpHost(clientAsks, options.postOffice, ownName);
   const ctx = makeContext(session, host);
   const inFlight = new Map<string | number, AbortController>();
   // Pipelined calls run in arrival order where it matters (a Read before an Edit), reads in parallel.
@@ -97,13 +146,26 @@ export function createToolSession(
           }),
         );
       });
-      return toMcpResult(result);
+      return withSessionNews(name, result);
     } finally {
+      await options.afterCall?.(session).catch((error) => log.error("could not save the session", error));
       progress.stop();
       inFlight.delete(call.mcpReq.id);
       call.mcpReq.signal.removeEventListener("abort", onCancel);
     }
   });
+
+  /** Messages from other sessions ride on the next result; a TodoWrite result carries the list for the UI. */
+  function withSessionNews(name: string, result: ToolResult) {
+    const inbox = session.get(inboxSlot);
+    const news = inbox.size > 0 ? renderMessages(inbox.take()) : undefined;
+    const sent = toMcpResult(
+      news ? { ...result, content: [...result.content, { type: "text", text: news }] } : result,
+    );
+    return name === ToolName.TodoWrite && !result.isError
+      ? { ...sent, _meta: { [TODOS_META_KEY]: session.get(todoSlot).items } }
+      : sent;
+  }
 
   const unsubscribe = manager?.onToolsChanged(() => {
     server.sendToolListChanged().catch((error) => log.debug("could not send tools/list_changed", error));
@@ -121,6 +183,10 @@ export function createToolSession(
     dispose() {
       disposed ??= (async () => {
         unsubscribe?.();
+        mailbox?.close();
+        await options
+          .beforeDispose?.(session)
+          .catch((error) => log.error("could not save the session", error));
         for (const controller of inFlight.values()) controller.abort("the client disconnected");
         await session.dispose();
       })();

@@ -29,8 +29,19 @@ export interface OpeningData {
   capabilities: unknown;
   serverInfo: unknown;
   instructions: string;
-  /** The built-in tools exactly as tools/list returns them. */
+  /** Every built-in tool as tools/list shows it; the connection leaves out those this server cannot serve. */
   tools: unknown[];
+  /** What tools need of their host (HostCapability values), by tool name; tools that need nothing are absent. */
+  requires?: Record<string, string[]>;
+}
+
+/** What a stdio server can do for tools, known before it loads: who its client is, whether a model is set. */
+function stdioSupports(capability: string, clientElicits: boolean, modelConfigured: boolean): boolean {
+  // Questions and plan approval go to the client's user through elicitation; a model serves Task and
+  // WebFetch's prompt; one stdio connection has no other conversation to message and runs no prompts.
+  if (capability === "questions" || capability === "planApproval") return clientElicits;
+  if (capability === "model") return modelConfigured;
+  return false;
 }
 
 /** The opening data the build wrote beside the bundle; undefined when running unbundled (tests, tsx). */
@@ -96,12 +107,16 @@ export class StdioConnection implements MessageTransport {
   /** Requests the opening already answered, with the result sent: the server's own answers are dropped. */
   private readonly answered = new Map<JsonRpcId, string>();
   private initializeAnswered = false;
+  /** Whether the client said it supports elicitation (tools that ask the user are listed only then). */
+  private clientElicits = false;
   private idleTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly input: NodeJS.ReadableStream,
     private readonly output: NodeJS.WritableStream,
     private readonly opening: OpeningData | undefined,
+    /** Whether the server will have a model (Task is listed then); the same test `cc-tools mcp` makes. */
+    private readonly modelConfigured = false,
   ) {
     this.needsServer = new Promise((resolve) => {
       this.signalNeedsServer = resolve;
@@ -228,6 +243,8 @@ export class StdioConnection implements MessageTransport {
       opening.protocolVersions.includes(version as string)
     ) {
       this.initializeAnswered = true;
+      const client = (message.params?.capabilities ?? {}) as { elicitation?: unknown };
+      this.clientElicits = Boolean(client.elicitation);
       const { capabilities, serverInfo, instructions } = opening;
       const result = { protocolVersion: version, capabilities, serverInfo, instructions };
       this.answered.set(id, JSON.stringify(result));
@@ -238,8 +255,16 @@ export class StdioConnection implements MessageTransport {
     }
     if (message.method === "tools/list" && this.initializeAnswered && message.params?.cursor === undefined) {
       this.backlog.pop(); // answered for good; the server need not see it
-      // The same filter as the server's own tools/list: the build machine's shells are not this one's.
-      const tools = opening.tools.filter((tool) => !toolUnavailable((tool as { name: string }).name));
+      // The same filters as the server's own tools/list: what the host serves (AskUserQuestion only for a
+      // client that elicits), and this machine's shells, not the build machine's.
+      const tools = opening.tools.filter((tool) => {
+        const name = (tool as { name: string }).name;
+        const needs = opening.requires?.[name] ?? [];
+        return (
+          needs.every((c) => stdioSupports(c, this.clientElicits, this.modelConfigured)) &&
+          !toolUnavailable(name)
+        );
+      });
       this.write({ jsonrpc: "2.0", id, result: { tools } });
       this.settle(id);
     }

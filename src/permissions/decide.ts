@@ -3,6 +3,7 @@ import type { PermissionDecider, ToolContext } from "../core/context.js";
 import type { PermissionDecision, PermissionRuleEntry } from "../core/permission.js";
 import type { PermissionMode } from "../core/permission-level.js";
 import type { SessionSlot } from "../core/session.js";
+import { sandboxAutoAllow } from "../sandbox/permission.js";
 import { evaluatePermission } from "./evaluate.js";
 import { persistRule } from "./persist.js";
 import type { EvaluationInput } from "./types.js";
@@ -42,6 +43,7 @@ export const decideWithHost: PermissionDecider = async (ctx, tool, input, signal
     homeDir: homedir(),
   };
   let decision = evaluatePermission(evaluation);
+  decision = sandboxAutoAllow(ctx, tool, input, decision) ?? decision;
   // A hook answers the question the mode would ask; deny and ask rules are the user's and still hold.
   const byAskRule = decision.behavior === "ask" && decision.rule !== undefined;
   if (hook?.decision === "allow" && decision.behavior !== "deny" && !byAskRule) {

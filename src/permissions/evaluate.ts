@@ -15,7 +15,7 @@ import {
   type Shell,
   WRITE_RULE_TOOLS,
 } from "./rules.js";
-import { commandText, type SimpleCommand, splitBash } from "./shell-split.js";
+import { commandText, type SimpleCommand, setsOnlyShellVariables, splitBash } from "./shell-split.js";
 import type { EvaluationInput, PermissionDecision, PermissionRuleEntry, RuleBehavior } from "./types.js";
 
 /**
@@ -286,7 +286,7 @@ function finish(input: EvaluationInput, decision: PermissionDecision): Permissio
 function planDenial(input: EvaluationInput): PermissionDecision {
   return {
     behavior: "deny",
-    reason: `plan mode only reads and plans, and ${input.toolName} could change things; it runs once the session leaves plan mode (another --permission-mode)`,
+    reason: `plan mode is on: it only reads and plans, and ${input.toolName} could change things; it runs once the session leaves plan mode (ExitPlanMode with a plan the user approves, or another --permission-mode)`,
   };
 }
 
@@ -325,7 +325,9 @@ function evaluateSingle(ev: Evaluation): PermissionDecision {
   const denied = ev.find("deny", matches);
   if (denied) return byRule("deny", denied, what);
   const writes = subject.kind === "path" && subject.access === "write";
-  const inside = view === undefined || (writes ? ev.insideForWrite(view) : ev.inside(view));
+  // The network is outside the workspace: a fetch asks unless a rule (WebFetch(domain:…)) allows it.
+  const inside =
+    view === undefined ? subject.kind !== "url" : writes ? ev.insideForWrite(view) : ev.inside(view);
   const cell = ev.cell(inside);
   if (cell === "deny") return planDenial(input);
   const asked = ev.find("ask", matches);
@@ -353,6 +355,8 @@ function askReason(ev: Evaluation, what: string, inside: boolean, view: PathView
   if (!inside && view) {
     return `${view.canonical} is outside the workspace (${ev.input.workingDir}) and its additional directories`;
   }
+  if (ev.input.subject.kind === "url")
+    return `${what} of ${ev.input.subject.url} reaches the network, and no allow rule covers that host`;
   if (level === "write")
     return mode === "dontAsk"
       ? `${what} changes files`
@@ -482,6 +486,7 @@ function inspectScript(script: string | undefined, shell: Shell, view: Restricti
 }
 
 function allowText(command: SimpleCommand): string {
+  if (setsOnlyShellVariables(command)) return "";
   return commandText(command, (name) => !SAFE_ENV_VARS.has(name));
 }
 

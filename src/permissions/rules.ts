@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import { splitPowerShell } from "./powershell-split.js";
 import { commandText, splitBash } from "./shell-split.js";
 import type { RuleBehavior } from "./types.js";
@@ -121,7 +122,8 @@ function parseSpecifier(tool: string, spec: string): ParsedRule | string {
   if (tool === "WebFetch") {
     if (!spec.startsWith("domain:")) return 'WebFetch rules name a host: "WebFetch(domain:example.com)"';
     const host = spec.slice("domain:".length).toLowerCase();
-    if (!HOST.test(host)) return `"${host}" is not a host name (write "example.com" or "*.example.com")`;
+    if (host !== "*" && !HOST.test(host))
+      return `"${host}" is not a host name (write "example.com", "*.example.com" for its subdomains, or "*" for every host)`;
     return { kind: "domain", tool, host };
   }
   if (READ_RULE_TOOLS.has(tool) || WRITE_RULE_TOOLS.has(tool)) {
@@ -181,10 +183,12 @@ export function coversPathAccess(
   return WRITE_RULE_TOOLS.has(ruleTool) || (READ_RULE_TOOLS.has(ruleTool) && behavior === "deny");
 }
 
-/** True when a host matches `example.com` exactly or `*.example.com` as a strict subdomain. */
+/** True when a host matches `example.com` exactly, `*.example.com` as a strict subdomain, or `*`. */
 export function hostMatches(pattern: string, host: string): boolean {
+  if (pattern === "*") return true;
   const h = host.toLowerCase().replace(/\.$/, "");
-  if (pattern.startsWith("*.")) return h.endsWith(pattern.slice(1));
+  // An address has no subdomains: `*.0.0.1` must not cover 127.0.0.1.
+  if (pattern.startsWith("*.")) return isIP(h) === 0 && h.endsWith(pattern.slice(1));
   return h === pattern;
 }
 

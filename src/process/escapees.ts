@@ -56,14 +56,21 @@ function idsCreatedAfter(since: number | undefined): number[] {
 }
 
 /** Live processes whose environment holds `needle` (zombies have an empty environment). */
-function processesWith(needle: Buffer, createdAfter: number | undefined): number[] {
+function processesWith(
+  needle: Buffer,
+  createdAfter: number | undefined,
+  ignoreNames: readonly string[] = [],
+): number[] {
   const found: number[] = [];
   for (const pid of idsCreatedAfter(createdAfter)) {
     if (pid === process.pid) continue;
     try {
       const environ = readFileSync(`/proc/${pid}/environ`);
       const at = environ.indexOf(needle);
-      if (at === 0 || (at > 0 && environ[at - 1] === 0)) found.push(pid);
+      if (at !== 0 && !(at > 0 && environ[at - 1] === 0)) continue;
+      if (ignoreNames.length > 0 && ignoreNames.includes(readFileSync(`/proc/${pid}/comm`, "utf8").trim()))
+        continue;
+      found.push(pid);
     } catch {
       // no such process, or not ours to read
     }
@@ -87,23 +94,26 @@ function signalAll(pids: number[], signal: NodeJS.Signals): void {
 
 /**
  * Kills every process still carrying this run's marker: SIGTERM, then SIGKILL after the grace period.
- * `createdAfter` is lastPid() from before the run started. Resolves true when there were any.
+ * `createdAfter` is lastPid() from before the run started. Resolves true when there were any. Processes
+ * named in `ignoreNames` are not the command's (the sandbox's launcher, still ending its namespace).
  */
 export async function killEscapees(
   marker: string,
   createdAfter: number | undefined,
   graceMs: number,
+  ignoreNames: readonly string[] = [],
 ): Promise<boolean> {
   const needle = markerNeedle(marker);
-  const escaped = processesWith(needle, createdAfter);
+  const find = () => processesWith(needle, createdAfter, ignoreNames);
+  const escaped = find();
   if (escaped.length === 0) return false;
   signalAll(escaped, "SIGTERM");
   const deadline = Date.now() + graceMs;
   while (Date.now() < deadline) {
     await sleep(ESCAPEE_POLL_MS);
-    if (processesWith(needle, createdAfter).length === 0) return true;
+    if (find().length === 0) return true;
   }
-  signalAll(processesWith(needle, createdAfter), "SIGKILL");
+  signalAll(find(), "SIGKILL");
   return true;
 }
 

@@ -27,9 +27,10 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
 /**
  * True when a process of the group still runs. Zombies do not count: a killed command's orphans are
  * reaped by init, which in some containers takes seconds, and they hold nothing. Linux shows process
- * states in /proc; elsewhere any member, zombie or not, counts.
+ * states in /proc; elsewhere any member, zombie or not, counts. Processes named in `ignoreNames` do not count
+ * either (a sandbox launcher still tearing down its namespace after the command in it has ended).
  */
-export function groupAlive(pgid: number): boolean {
+export function groupAlive(pgid: number, ignoreNames: readonly string[] = []): boolean {
   if (!signalGroup(pgid, 0)) return false;
   let entries: string[];
   try {
@@ -43,7 +44,10 @@ export function groupAlive(pgid: number): boolean {
       // Fields after the parenthesised command name: state, ppid, pgrp.
       const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
       const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(pgrp) === pgid && state !== "Z") return true;
+      if (Number(pgrp) !== pgid || state === "Z") continue;
+      if (!ignoreNames.includes(stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")))) {
+        return true;
+      }
     } catch {
       // the process ended while we looked
     }
@@ -51,13 +55,22 @@ export function groupAlive(pgid: number): boolean {
   return false;
 }
 
-/** SIGTERM to the whole group, then SIGKILL to whatever is left after the grace period. */
-export async function killGroup(pgid: number, graceMs = KILL_GRACE_MS): Promise<void> {
+/**
+ * SIGTERM to the whole group, then SIGKILL to whatever is left after the grace period. Processes named in
+ * `launcherNames` (the sandbox's bwrap, whose PID-namespace init ignores SIGTERM) are killed at once when
+ * nothing else is left, instead of after the grace period.
+ */
+export async function killGroup(
+  pgid: number,
+  graceMs = KILL_GRACE_MS,
+  launcherNames: readonly string[] = [],
+): Promise<void> {
   if (!signalGroup(pgid, "SIGTERM")) return;
   const deadline = Date.now() + graceMs;
   while (Date.now() < deadline) {
     await sleep(KILL_POLL_MS);
     if (!groupAlive(pgid)) return;
+    if (launcherNames.length > 0 && !groupAlive(pgid, launcherNames)) break;
   }
   signalGroup(pgid, "SIGKILL");
 }

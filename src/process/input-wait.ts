@@ -15,7 +15,7 @@ interface Member {
   state: string;
 }
 
-function members(pgid: number): Member[] | undefined {
+function members(pgid: number, ignoreNames: readonly string[]): Member[] | undefined {
   let pids: string[];
   try {
     pids = readdirSync("/proc").filter((name) => /^\d+$/.test(name));
@@ -29,8 +29,9 @@ function members(pgid: number): Member[] | undefined {
       // After the command name (which may hold spaces and parentheses): state, ppid, pgrp, …
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
       // Zombies have ended; only their exit status is left to collect.
-      if (Number(fields[2]) === pgid && fields[0] !== "Z" && fields[0] !== "X")
-        found.push({ pid, state: fields[0]! });
+      if (Number(fields[2]) !== pgid || fields[0] === "Z" || fields[0] === "X") continue;
+      if (ignoreNames.includes(stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")))) continue;
+      found.push({ pid, state: fields[0]! });
     } catch {
       // the process ended while we looked
     }
@@ -59,10 +60,11 @@ function pipes(pid: string): Map<string, string> {
 /**
  * True when a process of group `pgid` is blocked waiting for input from outside the command, false when
  * none is (a member running, or reading only from another member); undefined where /proc cannot tell (not
- * Linux, or wait channels hidden), so the caller falls back to the prompt text alone.
+ * Linux, or wait channels hidden), so the caller falls back to the prompt text alone. Processes named
+ * in `ignoreNames` are not the command's (the sandbox launcher and bridge, which wait on their own descriptors).
  */
-export function groupWaitsForInput(pgid: number): boolean | undefined {
-  const group = members(pgid);
+export function groupWaitsForInput(pgid: number, ignoreNames: readonly string[] = []): boolean | undefined {
+  const group = members(pgid, ignoreNames);
   if (!group) return undefined;
   // No member left means the command is ending (its last output may not have been read yet): not waiting.
   if (group.length === 0) return false;

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import type { Progress, ToolContext } from "../core/context.js";
 import { ToolError } from "../core/errors.js";
 import { SPILL_HEAD_CHARS, SPILL_TAIL_CHARS } from "../core/limits.js";
+import { type Launch, sandboxLaunch } from "../sandbox/launch.js";
 import { type RunningTask, type TaskStatus, taskStoreSlot } from "../tasks/store.js";
 import { OutputCapture, type OutputSnapshot } from "./capture.js";
 import { currentDir, settleDir, startingDir } from "./cwd.js";
@@ -19,6 +20,8 @@ export interface ShellCommand {
   adapter: ShellAdapter;
   command: string;
   ctx: ToolContext;
+  /** The call's `dangerouslyDisableSandbox`: honoured only as the sandbox settings allow. */
+  disableSandbox?: boolean;
 }
 
 export interface ForegroundOptions {
@@ -41,6 +44,8 @@ export interface ForegroundResult {
   prompt?: string;
   /** True when the command was stopped as a full-screen program waiting for keys. */
   fullScreen?: boolean;
+  /** True when the command ran inside the OS sandbox. */
+  sandboxed: boolean;
 }
 
 /**
@@ -71,6 +76,33 @@ function prepare({ adapter, command, ctx }: ShellCommand) {
   };
 }
 
+/**
+ * The spawn of a prepared command: inside the OS sandbox when it applies (the same path for the tools,
+ * sub-agents and background tasks). The script file of a long command is removed if the sandbox refuses.
+ */
+async function launch(
+  request: ShellCommand,
+  prepared: ReturnType<typeof prepare>,
+  cwdFile: string | undefined,
+): Promise<Launch> {
+  const { file, args } = request.adapter.invocation(prepared.executable, prepared.text, cwdFile);
+  try {
+    return await sandboxLaunch(
+      request.ctx,
+      { file, args, cwd: prepared.start.dir, env: prepared.env },
+      { command: request.command, shell: request.adapter.kind, disableSandbox: request.disableSandbox },
+    );
+  } catch (error) {
+    prepared.cleanup();
+    throw error;
+  }
+}
+
+/** What supervise needs of a launch. */
+function spawnOf({ file, args, cwd, env, launcherNames }: Launch) {
+  return { file, args, cwd, env, launcherNames };
+}
+
 function readCwdFile(path: string): string | undefined {
   try {
     return readFileSync(path, "utf8").trim() || undefined;
@@ -85,10 +117,13 @@ function readCwdFile(path: string): string | undefined {
 export async function runForeground(
   request: ShellCommand,
   options: ForegroundOptions,
+  attempt = 1,
 ): Promise<ForegroundResult> {
   const { adapter, ctx } = request;
-  const { env, executable, start, text, cleanup } = prepare(request);
+  const prepared = prepare(request);
+  const { start, cleanup } = prepared;
   const cwdFile = join(ctx.session.dir, `cwd-${randomUUID().slice(0, 8)}`);
+  const spawned = await launch(request, prepared, cwdFile);
   const capture = new OutputCapture({
     inlineChars: options.inlineChars,
     headChars: SPILL_HEAD_CHARS,
@@ -96,17 +131,13 @@ export async function runForeground(
     filePath: () => join(ctx.session.dir, `${adapter.toolName}-${randomUUID().slice(0, 8)}.txt`),
   });
   const write = (chunk: Buffer) => capture.write(chunk);
-  const { file, args } = adapter.invocation(executable, text, cwdFile);
   let prompt: string | undefined;
   let fullScreen = false;
   const stopProgress = options.onProgress
     ? reportProgressWhileRunning(capture, options.onProgress)
     : undefined;
-  const outcome = await supervise({
-    file,
-    args,
-    cwd: start.dir,
-    env,
+  const supervised = await supervise({
+    ...spawnOf(spawned),
     onStdout: write,
     onStderr: write,
     timeoutMs: options.timeoutMs,
@@ -119,23 +150,35 @@ export async function runForeground(
       if (fullScreen) return true;
       prompt = promptLine(tail);
       // A prompt-like line alone is not enough where the kernel can tell whether the command is reading.
-      return prompt !== undefined && (groupWaitsForInput(pgid) ?? true);
+      return prompt !== undefined && (groupWaitsForInput(pgid, spawned.launcherNames) ?? true);
     },
   }).done;
   stopProgress?.();
+  await spawned.release();
+  // Strays inside the sandbox die with its PID namespace before the supervisor could see them.
+  const outcome = { ...supervised, straysKilled: supervised.straysKilled || spawned.leftStrays() };
   cleanup();
   capture.finish();
+  const output = capture.snapshot();
+  // bwrap refused to set up (a mount point vanished between the policy and the mount: a socket, a
+  // placeholder another session removed); the command never started, so a second try is safe.
+  if (attempt === 1 && spawned.setupFailed(output.whole ?? output.head, outcome.exitCode)) {
+    readCwdFile(cwdFile);
+    return runForeground(request, options, attempt + 1);
+  }
   const notes = start.note ? [start.note] : [];
+  notes.push(...spawned.explain(output.whole ?? `${output.head}\n${output.tail}`, outcome.exitCode));
   const refused = settleDir(ctx, start.dir, readCwdFile(cwdFile));
   if (refused) notes.push(refused);
   const cwd = currentDir(ctx);
   return {
     outcome,
-    output: capture.snapshot(),
+    output,
     cwd,
     notes,
     prompt: outcome.reason === "stalled" ? prompt : undefined,
     fullScreen: outcome.reason === "stalled" && fullScreen,
+    sandboxed: spawned.sandboxed,
   };
 }
 
@@ -149,9 +192,11 @@ function finalStatus(outcome: Outcome): TaskStatus {
  * by TaskStop or when the session ends. Directory changes it makes do not persist. Output up to
  * `inlineChars` is read back whole; past it, as head and tail with the file's path.
  */
-export function startBackground(request: ShellCommand, inlineChars: number): RunningTask {
-  const { adapter, command, ctx } = request;
-  const { env, executable, start, text, cleanup } = prepare(request);
+export async function startBackground(request: ShellCommand, inlineChars: number): Promise<RunningTask> {
+  const { command, ctx } = request;
+  const prepared = prepare(request);
+  const spawned = await launch(request, prepared, undefined);
+  const { cleanup } = prepared;
   const store = ctx.session.get(taskStoreSlot);
   const task = store.add("shell", command, (id) => {
     const capture = new OutputCapture({
@@ -162,9 +207,9 @@ export function startBackground(request: ShellCommand, inlineChars: number): Run
       eagerFile: true,
     });
     const write = (chunk: Buffer) => capture.write(chunk);
-    const { file, args } = adapter.invocation(executable, text, undefined);
-    const supervised = supervise({ file, args, cwd: start.dir, env, onStdout: write, onStderr: write });
-    const settled = supervised.done.then((outcome) => {
+    const supervised = supervise({ ...spawnOf(spawned), onStdout: write, onStderr: write });
+    const settled = supervised.done.then(async (outcome) => {
+      await spawned.release();
       cleanup();
       capture.finish();
       const self = store.get(id)!;

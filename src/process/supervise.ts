@@ -37,6 +37,11 @@ export interface SuperviseOptions {
   /** Kill the group after this long; no limit when undefined (background jobs). */
   timeoutMs?: number;
   signal?: AbortSignal;
+  /**
+   * Process names of a launcher that wraps the command (the sandbox's bwrap): its own processes still in the group when
+   * the command has ended are not strays the command left behind.
+   */
+  launcherNames?: readonly string[];
   /** Polled while the command runs, with the group's id; true stops it as waiting for input. */
   isWaitingForInput?: (pgid: number) => boolean;
 }
@@ -84,7 +89,7 @@ export function supervise(options: SuperviseOptions): Supervised {
   const end = (why: EndReason) => {
     if (killing || pid === undefined) return;
     reason = why;
-    killing = killGroup(pid);
+    killing = killGroup(pid, KILL_GRACE_MS, options.launcherNames);
   };
 
   const timer =
@@ -134,11 +139,12 @@ export function supervise(options: SuperviseOptions): Supervised {
       killing = (async () => {
         await alreadyKilling;
         if (pid === undefined) return;
-        if (groupAlive(pid)) {
+        if (groupAlive(pid, options.launcherNames)) {
           straysKilled = true;
-          await killGroup(pid);
+          await killGroup(pid, KILL_GRACE_MS, options.launcherNames);
         }
-        if ((await killEscapees(marker, pidsBefore, KILL_GRACE_MS)) && !alreadyKilling) straysKilled = true;
+        if ((await killEscapees(marker, pidsBefore, KILL_GRACE_MS, options.launcherNames)) && !alreadyKilling)
+          straysKilled = true;
       })();
       void killing.then(() => {
         setTimeout(() => {

@@ -1,15 +1,17 @@
 import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 import type { PermissionRuleEntry, RuleBehavior, RuleSource } from "../core/permission.js";
 import { isPermissionMode } from "../core/permission-level.js";
 import { validateRule } from "../permissions/rules.js";
+import { isPlaceholder } from "../sandbox/placeholder.js";
 import { locateJsonError } from "./json-error.js";
 import {
   emptySettings,
   HOOK_EVENTS,
   type HookMatcher,
   type McpServerConfig,
+  type SandboxSettings,
   type Settings,
   type SettingsFile,
 } from "./types.js";
@@ -59,6 +61,9 @@ export function readJsonFile(path: string): unknown {
     text = readFileSync(path, "utf8");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    // A directory there is the sandbox's stand-in for a control file that does not exist, while a command
+    // runs or after a run that was killed before it could remove it (see docs/SANDBOX.md).
+    if ((error as NodeJS.ErrnoException).code === "EISDIR" && isPlaceholder(path)) return undefined;
     throw new SettingsError(`Cannot read ${path}: ${(error as Error).message}`);
   }
   if (text.trim() === "") return {};
@@ -148,11 +153,107 @@ function applyFile(
       (settings.hooks[event] ??= []).push({ matcher: m.matcher, hooks: m.hooks });
     }
   }
+  applySandbox(settings.sandbox, file.sandbox, where, root);
   Object.assign(settings.env, expectObject(file.env, "env", where));
   Object.assign(
     settings.mcpServers,
     expectObject(file.mcpServers, "mcpServers", where) as Record<string, McpServerConfig>,
   );
+}
+
+/** Keys of Claude Code's sandbox block that are read and acted on, and those accepted but not acted on. */
+const SANDBOX_BOOLEANS = [
+  "enabled",
+  "failIfUnavailable",
+  "autoAllowBashIfSandboxed",
+  "allowUnsandboxedCommands",
+  "sandboxHooks",
+] as const;
+const SANDBOX_IGNORED = new Set(["enableWeakerNestedSandbox", "ignoreViolations"]);
+const NETWORK_IGNORED = new Set([
+  "allowUnixSockets",
+  "allowAllUnixSockets",
+  "allowLocalBinding",
+  "httpProxyPort",
+  "socksProxyPort",
+  "allowManagedDomainsOnly",
+]);
+const FILESYSTEM_LISTS = ["allowWrite", "denyWrite", "denyRead", "allowRead"] as const;
+
+/**
+ * A sandbox path as Claude Code writes it: `//x` and `/x` absolute, `~/x` under home, anything else under
+ * the directory that holds the settings file's .claude/ (the project, or home for user settings).
+ */
+export function resolveSandboxPath(path: string, root: string, home = homedir()): string {
+  if (path === "~" || path.startsWith("~/")) return resolve(home, path.slice(2));
+  if (isAbsolute(path)) return resolve(path);
+  return resolve(root, path);
+}
+
+function rejectUnknown(
+  block: Record<string, unknown>,
+  known: readonly string[],
+  ignored: Set<string>,
+  what: string,
+  where: string,
+  out: SandboxSettings,
+): void {
+  for (const key of Object.keys(block)) {
+    if (ignored.has(key)) {
+      if (!out.ignoredKeys.includes(`${what}.${key}`)) out.ignoredKeys.push(`${what}.${key}`);
+    } else if (!known.includes(key)) {
+      // A misspelt key would silently leave the sandbox weaker than the user meant.
+      throw new SettingsError(
+        `${where}: "${what}.${key}" is not a sandbox setting; known keys: ${known.join(", ")}.`,
+      );
+    }
+  }
+}
+
+function applySandbox(out: SandboxSettings, value: unknown, where: string, root: string): void {
+  if (value === undefined) return;
+  const block = expectObject(value, "sandbox", where);
+  rejectUnknown(
+    block,
+    [...SANDBOX_BOOLEANS, "excludedCommands", "network", "filesystem"],
+    SANDBOX_IGNORED,
+    "sandbox",
+    where,
+    out,
+  );
+  for (const key of SANDBOX_BOOLEANS) {
+    const flag = block[key];
+    if (flag === undefined) continue;
+    if (typeof flag !== "boolean")
+      throw new SettingsError(`${where}: "sandbox.${key}" must be true or false.`);
+    out[key] = flag;
+  }
+  out.excludedCommands.push(...expectStrings(block.excludedCommands, "sandbox.excludedCommands", where));
+  const network = expectObject(block.network, "sandbox.network", where);
+  rejectUnknown(network, ["allowedDomains", "deniedDomains"], NETWORK_IGNORED, "sandbox.network", where, out);
+  for (const key of ["allowedDomains", "deniedDomains"] as const) {
+    for (const domain of expectStrings(network[key], `sandbox.network.${key}`, where)) {
+      if (!/^(\*\.)?[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*$|^\[?[0-9a-fA-F:.]+\]?$/.test(domain)) {
+        throw new SettingsError(
+          `${where}: sandbox.network.${key}: "${domain}" is not a host name; write example.com or *.example.com.`,
+        );
+      }
+      out.network[key].push(domain.toLowerCase().replace(/^\[|\]$/g, ""));
+    }
+  }
+  const filesystem = expectObject(block.filesystem, "sandbox.filesystem", where);
+  rejectUnknown(
+    filesystem,
+    FILESYSTEM_LISTS,
+    new Set(["allowManagedReadPathsOnly"]),
+    "sandbox.filesystem",
+    where,
+    out,
+  );
+  for (const key of FILESYSTEM_LISTS) {
+    const paths = expectStrings(filesystem[key], `sandbox.filesystem.${key}`, where);
+    out.filesystem[key].push(...paths.map((p) => resolveSandboxPath(p, root)));
+  }
 }
 
 /**

@@ -1,4 +1,4 @@
-import { HOOK_EVENTS, type Settings } from "../core/settings.js";
+import { HOOK_EVENTS, type SandboxSettings, type Settings } from "../core/settings.js";
 
 export {
   HOOK_EVENTS,
@@ -6,9 +6,19 @@ export {
   type HookEvent,
   type HookMatcher,
   type McpServerConfig,
+  type SandboxSettings,
   type Settings,
   type SettingsFile,
 } from "../core/settings.js";
+
+export function emptySandboxSettings(): SandboxSettings {
+  return {
+    excludedCommands: [],
+    network: { allowedDomains: [], deniedDomains: [] },
+    filesystem: { allowWrite: [], denyWrite: [], denyRead: [], allowRead: [] },
+    ignoredKeys: [],
+  };
+}
 
 export function emptySettings(projectDir: string): Settings {
   return {
@@ -17,6 +27,7 @@ export function emptySettings(projectDir: string): Settings {
     hooks: Object.fromEntries(HOOK_EVENTS.map((event) => [event, []])),
     env: {},
     mcpServers: {},
+    sandbox: emptySandboxSettings(),
     raw: {},
     files: [],
     projectDir,

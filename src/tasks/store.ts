@@ -33,6 +33,31 @@ export interface Task {
   exitCode?: number | null;
   /** Present on tasks that run (shells, agents); work items have none. */
   run?: TaskRun;
+  /** Present on work items (TaskCreate): what the task list shows and tracks. */
+  work?: WorkDetails;
+}
+
+/** A work item's own fields (Claude Code's TaskCreate/TaskUpdate). */
+export interface WorkDetails {
+  subject: string;
+  /** What needs doing, in full; `description` on Task is the one-line subject. */
+  detail: string;
+  /** Present-tense form shown while it is in progress ("Running the tests"). */
+  activeForm?: string;
+  owner?: string;
+  metadata: Record<string, unknown>;
+  /** Ids of the items this one blocks, and of those blocking it; kept symmetric by the store. */
+  blocks: string[];
+  blockedBy: string[];
+}
+
+const WORK_STATUSES: readonly TaskStatus[] = ["pending", "in_progress", "completed"];
+
+/** A saved work item, for a later process of the same session. */
+interface SavedWork extends WorkDetails {
+  id: string;
+  status: TaskStatus;
+  createdAt: number;
 }
 
 export type RunningTask = Task & { run: TaskRun };
@@ -67,11 +92,32 @@ export class TaskStore {
         if (typeof run?.id === "string" && typeof run.outputFile === "string") store.past.set(run.id, run);
       }
     }
+    const work = (data as { work?: unknown } | undefined)?.work;
+    if (Array.isArray(work)) {
+      for (const item of work as SavedWork[]) {
+        if (typeof item?.id !== "string" || typeof item.subject !== "string") continue;
+        if (!WORK_STATUSES.includes(item.status)) continue;
+        const { id, status, createdAt, ...details } = item;
+        store.tasks.set(id, {
+          id,
+          kind: "work",
+          description: details.subject,
+          status,
+          createdAt,
+          work: {
+            ...details,
+            metadata: details.metadata ?? {},
+            blocks: details.blocks ?? [],
+            blockedBy: details.blockedBy ?? [],
+          },
+        });
+      }
+    }
     return store;
   }
 
   /** What a later process needs: the counter, and every run (those still running end with this process). */
-  save(): { counter: number; past: PastRun[] } {
+  save(): { counter: number; past: PastRun[]; work: SavedWork[] } {
     const runs = this.list()
       .filter((t) => t.run)
       .map((t) => ({
@@ -81,7 +127,13 @@ export class TaskStore {
         exitCode: t.exitCode,
         outputFile: t.run!.outputFile,
       }));
-    return { counter: this.counter, past: [...this.past.values(), ...runs] };
+    const work = this.list("work").map((t) => ({
+      id: t.id,
+      status: t.status,
+      createdAt: t.createdAt,
+      ...t.work!,
+    }));
+    return { counter: this.counter, past: [...this.past.values(), ...runs], work };
   }
 
   /** A run an earlier process of this session started. */
@@ -102,6 +154,22 @@ export class TaskStore {
     if (start) task.run = start(id);
     this.tasks.set(id, task);
     return task;
+  }
+
+  /** Adds a work item (TaskCreate); it starts pending. */
+  addWork(details: Omit<WorkDetails, "blocks" | "blockedBy">): Task {
+    const task = this.add("work", details.subject);
+    task.work = { ...details, blocks: [], blockedBy: [] };
+    return task;
+  }
+
+  /** Removes a work item and every dependency naming it. */
+  removeWork(id: string): void {
+    this.tasks.delete(id);
+    for (const other of this.list("work")) {
+      other.work!.blocks = other.work!.blocks.filter((b) => b !== id);
+      other.work!.blockedBy = other.work!.blockedBy.filter((b) => b !== id);
+    }
   }
 
   get(id: string): Task | undefined {

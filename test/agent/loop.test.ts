@@ -135,18 +135,18 @@ describe("the agent loop", () => {
   it("lets the model recover from a permission denial: the refusal comes back as an error result", async () => {
     const { agent, ctx, stand } = await setup(
       [
-        toolCall("Bash", { command: "rm important.txt" }, "t1"),
-        text("I could not delete it; please allow Bash(rm important.txt)."),
+        toolCall("Write", { file_path: "important.txt", content: "gone" }, "t1"),
+        text("I could not change it; please allow the edit."),
       ],
       { mode: "default" },
     );
     writeFileSync(join(ctx.workingDir, "important.txt"), "keep");
-    const result = await agent.run("delete important.txt", new AbortController().signal);
+    const result = await agent.run("overwrite important.txt", new AbortController().signal);
     const [refusal] = toolResults(stand.requests[1]);
     expect(refusal.is_error).toBe(true);
     expect(refusal.content[0].text).toMatch(/denied/);
     expect(readFileSync(join(ctx.workingDir, "important.txt"), "utf8")).toBe("keep");
-    expect(result.text).toMatch(/could not delete/);
+    expect(result.text).toMatch(/could not change/);
   });
 
   it("an interrupted run stops its running tools and leaves no process behind", async () => {

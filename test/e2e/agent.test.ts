@@ -116,7 +116,8 @@ describe("cc-tools agent -p", () => {
       toolCall("Bash", { command: "rm greet.py" }),
       text("I was not allowed to delete it."),
     ]);
-    const run = await agentCli(["-p", "delete greet.py"], env, dir);
+    // A deny rule holds whatever the mode and the sandbox allow.
+    const run = await agentCli(["-p", "delete greet.py", "--deny", "Bash(rm:*)"], env, dir);
     expect(run.code).toBe(0);
     expect(readFileSync(join(dir, "greet.py"), "utf8")).toContain("helo");
     expect(JSON.stringify(stand.requests[1].messages.at(-1))).toMatch(/denied/);

@@ -82,7 +82,8 @@ describe("cc-tools run: settings files and flags", () => {
   it("merges user, project and local rules (lists concatenate, deny wins) with --allow/--deny", () => {
     const { run, settings } = workspace();
     settings("user", { permissions: { allow: ["Bash(echo:*)"] } });
-    settings("project", { permissions: { deny: ["Bash(echo secret:*)"] } });
+    // The rules alone: with the OS sandbox on, `ls` would run without asking (test/sandbox covers that).
+    settings("project", { permissions: { deny: ["Bash(echo secret:*)"] }, sandbox: { enabled: false } });
     settings("local", { permissions: { allow: ["Bash(printf:*)"] } });
     expect(run("Bash", { command: "echo hi && printf x" }).code).toBe(0);
     const denied = run("Bash", { command: "echo secret" });
@@ -112,6 +113,8 @@ describe("cc-tools run: hooks from settings", () => {
     chmodSync(path, 0o755);
     env.settings("project", {
       hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: path, ...extra }] }] },
+      // The rules alone judge the rewritten input here; a sandboxed command would need no approval.
+      sandbox: { enabled: false },
     });
   }
   const decision = (d: string) =>

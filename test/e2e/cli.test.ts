@@ -29,6 +29,13 @@ describe("cc-tools CLI", () => {
     expect(lines).toHaveLength(allTools().length);
     for (const tool of allTools())
       expect(stdout).toMatch(new RegExp(`^${tool.name} +${tool.permissionLevel} `, "m"));
+    // Tools the terminal cannot serve say so, with the reason.
+    expect(stdout).toMatch(
+      /^SendMessage +none +\(unavailable here\) it needs other conversations to message/m,
+    );
+    expect(stdout).toMatch(
+      /^CronCreate +none +\(unavailable here\) it needs a conversation to run prompts in/m,
+    );
   });
 
   it("shows PowerShell as unavailable, with the reason, where pwsh is not on PATH", () => {

@@ -1,12 +1,13 @@
 import { execFile, spawn } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { afterEach, describe, expect, it } from "vitest";
+import { mcpHost } from "../../src/mcp/server.js";
 import { toolUnavailable } from "../../src/process/shells.js";
-import { allTools } from "../../src/registry.js";
+import { allTools, builtinTools } from "../../src/registry.js";
 import { tempDir } from "../helpers/context.js";
 import { processesMatching, waitFor } from "../mcp/fixtures.js";
 import { CLI } from "./cli.js";
@@ -50,10 +51,11 @@ describe("cc-tools mcp (built CLI) with the SDK client", () => {
     const { dir, env } = workspace();
     const client = await serve(dir, env, ["--permission-mode", "bypassPermissions"]);
     const { tools } = await client.listTools();
+    // A client without elicitation: AskUserQuestion is not offered; one stdio session has nobody to message.
     expect(tools.map((t) => t.name).sort()).toEqual(
-      allTools()
-        .filter((t) => !toolUnavailable(t.name))
-        .map((t) => t.name)
+      builtinTools()
+        .availableFor(mcpHost(() => false))
+        .available.names()
         .sort(),
     );
     const bash = await client.callTool({ name: "Bash", arguments: { command: "echo from-mcp && pwd" } });
@@ -108,6 +110,9 @@ describe("cc-tools mcp (built CLI) with the SDK client", () => {
 
   it("runs what the client approved inside the workspace; --permission-mode default asks for it again", async () => {
     const { dir, env } = workspace();
+    // The rules alone: inside the OS sandbox `touch x` would need no approval.
+    mkdirSync(join(dir, ".claude"));
+    writeFileSync(join(dir, ".claude", "settings.json"), JSON.stringify({ sandbox: { enabled: false } }));
     const client = await serve(dir, env);
     const made = await client.callTool({ name: "Bash", arguments: { command: "touch x" } });
     expect(made.isError).toBeFalsy();

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { applySplices, decodeText, encodeText, type Splice, spliceBytes } from "../../src/fs/codec.js";
+import {
+  applySplices,
+  decodeText,
+  encodeBody,
+  encodeText,
+  type Splice,
+  spliceBytes,
+} from "../../src/fs/codec.js";
 import { CORPUS } from "../fixtures/file/corpus.js";
 
 function spliceAt(view: string, needle: string, text: string): Splice {
@@ -68,11 +75,7 @@ describe("codec", () => {
     it(`changes exactly the edited bytes of a ${name} file`, () => {
       const decoded = decodeText(bytes)!;
       const out = spliceBytes(decoded, [spliceAt(decoded.view, "target", "TARGET")]);
-      const enc = decoded.format.encoding;
-      const encode = (s: string) =>
-        enc === "utf16be"
-          ? Buffer.from(s, "utf16le").swap16()
-          : Buffer.from(s, enc === "utf8" ? "utf8" : enc);
+      const encode = (s: string) => encodeBody(s, decoded.format.encoding);
       const at = bytes.indexOf(encode("target"));
       const expected = Buffer.concat([
         bytes.subarray(0, at),

@@ -7,6 +7,7 @@ import { createToolContext } from "../../src/context.js";
 import type { PermissionMode } from "../../src/core/permission-level.js";
 import { type ContextFactory, createToolSession } from "../../src/mcp/server.js";
 import type { PermissionRuleEntry } from "../../src/permissions/types.js";
+import { emptySettings } from "../../src/settings/types.js";
 import { tempDir } from "../helpers/context.js";
 
 // The three kinds of MCP client a server meets, as real SDK clients in memory: one without elicitation
@@ -27,6 +28,13 @@ interface Question {
 }
 type Answer = { action: "accept" | "decline" | "cancel"; content?: Record<string, string> };
 
+/** The rules alone judge here: with the OS sandbox on, a sandboxed command would need no approval. */
+function rulesOnly(dir: string) {
+  const config = emptySettings(dir);
+  config.sandbox.enabled = false;
+  return config;
+}
+
 function factory(
   workingDir: string,
   options: { mode?: PermissionMode; approvesCalls?: boolean; rules?: PermissionRuleEntry[] } = {},
@@ -38,6 +46,7 @@ function factory(
       host,
       permissionMode: options.mode ?? "default",
       rules: options.rules,
+      config: rulesOnly(workingDir),
       mcpClient: { approvesCalls: options.approvesCalls ?? true },
     });
 }

@@ -1,17 +1,19 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { InMemoryTransport } from "@modelcontextprotocol/server";
 import { afterEach, describe, expect, it } from "vitest";
 import { createToolContext } from "../../src/context.js";
+import { PostOffice } from "../../src/mcp/post-office.js";
 import { serveToolsOverHttp } from "../../src/mcp/serve-http.js";
 import {
   type ContextFactory,
   createToolSession,
   MAX_ARGUMENT_CHARS,
+  mcpHost,
   type ToolSessionOptions,
 } from "../../src/mcp/server.js";
-import { allTools } from "../../src/registry.js";
+import { allTools, builtinTools } from "../../src/registry.js";
 import { PROGRESS_EVERY_FILES } from "../../src/search/query.js";
 import { tempDir } from "../helpers/context.js";
 import { processesMatching, waitFor } from "./fixtures.js";
@@ -55,14 +57,14 @@ const text = (result: { content?: unknown }) =>
   ((result.content ?? []) as Array<{ type: string; text?: string }>).map((b) => b.text ?? "").join("\n");
 
 describe("MCP server session", () => {
-  it("lists every tool with its JSON Schema", async () => {
+  it("lists every tool it can serve with its JSON Schema; the others are left out", async () => {
     const { client } = await connect(factory(tempDir()));
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(
-      allTools()
-        .filter((t) => t.unavailableReason() === undefined && t.requires.length === 0)
-        .map((t) => t.name),
-    );
+    const { available } = builtinTools().availableFor(mcpHost(() => false));
+    expect(tools.map((t) => t.name)).toEqual(available.names());
+    // Nobody to ask (no elicitation), no other session, no prompt runner.
+    for (const absent of ["AskUserQuestion", "SendMessage", "CronCreate"])
+      expect(tools.map((t) => t.name)).not.toContain(absent);
     // TaskStop needs no permission, but it kills processes: it is not announced as read-only.
     expect(tools.find((t) => t.name === "TaskStop")!.annotations).toMatchObject({
       readOnlyHint: false,
@@ -166,20 +168,28 @@ describe("MCP server session", () => {
       asked.push(message);
       return { action: "accept", content: { decision: answers.shift() ?? "deny" } };
     });
-    const denied = await client.callTool({ name: "Bash", arguments: { command: "echo one" } });
+    // Write asks in default mode (a Bash command would run in the OS sandbox without asking).
+    const denied = await client.callTool({
+      name: "Write",
+      arguments: { file_path: "one.txt", content: "1" },
+    });
     expect(denied.isError).toBe(true);
     expect(text(denied)).toContain("denied");
-    const allowed = await client.callTool({ name: "Bash", arguments: { command: "echo two" } });
-    expect(text(allowed)).toContain("two");
+    const allowed = await client.callTool({
+      name: "Write",
+      arguments: { file_path: "two.txt", content: "2" },
+    });
+    expect(allowed.isError).toBeFalsy();
+    expect(readFileSync(join(dir, "two.txt"), "utf8")).toBe("2");
     expect(asked).toHaveLength(2);
-    expect(asked[0]).toContain("echo one");
+    expect(asked[0]).toContain("Write");
   });
 
   it("without elicitation, refuses with the rule that would allow the call", async () => {
     const { client } = await connect(factory(tempDir(), "default"));
-    const denied = await client.callTool({ name: "Bash", arguments: { command: "echo hi" } });
+    const denied = await client.callTool({ name: "Write", arguments: { file_path: "x.txt", content: "x" } });
     expect(denied.isError).toBe(true);
-    expect(text(denied)).toContain("Ask the user to allow `Bash(echo hi)`");
+    expect(text(denied)).toMatch(/Ask the user to allow `Edit\(\/\/.*x\.txt\)`/);
   });
 });
 
@@ -212,9 +222,9 @@ describe("MCP server over Streamable HTTP", () => {
     };
     const one = await open();
     const two = await open();
-    expect((await one.listTools()).tools.length).toBe(
-      allTools().filter((t) => t.unavailableReason() === undefined && t.requires.length === 0).length,
-    );
+    // HTTP sessions of one server can message each other, so SendMessage is offered.
+    const offered = builtinTools().availableFor(mcpHost(() => false, new PostOffice())).available;
+    expect((await one.listTools()).tools.map((t) => t.name)).toEqual(offered.names());
     await one.callTool({ name: "Bash", arguments: { command: "mkdir -p deeper && cd deeper" } });
     expect(text(await one.callTool({ name: "Bash", arguments: { command: "pwd" } }))).toContain("deeper");
     expect(text(await two.callTool({ name: "Bash", arguments: { command: "pwd" } })).trim()).toBe(dir);

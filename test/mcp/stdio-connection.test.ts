@@ -10,7 +10,7 @@ import {
   type OpeningData,
   StdioConnection,
 } from "../../src/mcp/stdio-connection.js";
-import { allTools, toMcpTools } from "../../src/registry.js";
+import { builtinTools, toMcpTools } from "../../src/registry.js";
 import { CLI } from "../e2e/cli.js";
 import { tempDir } from "../helpers/context.js";
 import { processesMatching, waitFor } from "./fixtures.js";
@@ -95,6 +95,26 @@ describe("StdioConnection", () => {
     send({ jsonrpc: "2.0", id: 4, method: "ping" });
     await tick();
     expect(seen.at(-1)).toEqual({ jsonrpc: "2.0", id: 4, method: "ping" });
+  });
+
+  it("lists the tools that ask the user only to a client that said it supports elicitation", async () => {
+    const data = {
+      ...opening,
+      tools: [{ name: "Read" }, { name: "AskUserQuestion" }, { name: "SendMessage" }],
+      requires: { AskUserQuestion: ["questions"], SendMessage: ["messages"] },
+    };
+    for (const [capabilities, names] of [
+      [{}, ["Read"]],
+      [{ elicitation: { form: {} } }, ["Read", "AskUserQuestion"]],
+    ] as const) {
+      const { send, lines, tick } = harness(data);
+      send({ ...initialize(1), params: { ...initialize(1).params, capabilities } });
+      send({ jsonrpc: "2.0", id: 2, method: "tools/list" });
+      await tick();
+      expect(
+        (lines[1] as { result: { tools: Array<{ name: string }> } }).result.tools.map((t) => t.name),
+      ).toEqual(names);
+    }
   });
 
   it("leaves to the server an initialize with a version it cannot answer for, and paged tools/list", async () => {
@@ -277,7 +297,13 @@ describe("the built opening", () => {
   ) as OpeningData;
 
   it("matches the tools, identity and protocol versions the server itself has", () => {
-    expect(built.tools).toEqual(JSON.parse(JSON.stringify(toMcpTools(allTools()))));
+    expect(built.tools).toEqual(JSON.parse(JSON.stringify(toMcpTools(builtinTools()))));
+    // What each tool needs of its host, for the connection to filter the list as the server would.
+    expect(built.requires).toMatchObject({
+      AskUserQuestion: ["questions"],
+      CronCreate: ["prompts"],
+      Task: ["model"],
+    });
     const { capabilities, serverInfo, instructions } = serverIdentity();
     expect({ capabilities, serverInfo, instructions }).toEqual({
       capabilities: built.capabilities,

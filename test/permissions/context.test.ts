@@ -9,6 +9,13 @@ import type { PermissionHandler, PermissionRequest } from "../../src/permissions
 import { emptySettings } from "../../src/settings/types.js";
 import { tempDir } from "../helpers/context.js";
 
+/** The rules alone decide here: with the OS sandbox on, a sandboxed command would need no approval. */
+function rulesOnly(dir: string) {
+  const config = emptySettings(dir);
+  config.sandbox.enabled = false;
+  return config;
+}
+
 const shell = defineTool({
   name: "Bash",
   description: "test shell",
@@ -33,7 +40,7 @@ describe("the context asks the handler and remembers 'always' answers", () => {
       workingDir: dir,
       permissionMode: "default",
       permissionHandler: handler,
-      config: emptySettings(dir),
+      config: rulesOnly(dir),
     });
     const first = await ctx.checkPermission(shell, { command: "npm test && git status" });
     expect(first.behavior).toBe("allow");
@@ -49,7 +56,7 @@ describe("the context asks the handler and remembers 'always' answers", () => {
 
   it("the default (auto) handler denies with the rule that would allow the call", async () => {
     const dir = tempDir();
-    const ctx = createToolContext({ workingDir: dir, permissionMode: "default", config: emptySettings(dir) });
+    const ctx = createToolContext({ workingDir: dir, permissionMode: "default", config: rulesOnly(dir) });
     const decision = await ctx.checkPermission(shell, { command: "ls | sh" });
     expect(decision.behavior).toBe("deny");
     expect(decision.reason).toContain("`ls` is not covered");

@@ -4,12 +4,17 @@ import { describe, expect, it } from "vitest";
 import type { PermissionMode } from "../../src/core/permission-level.js";
 import { ToolResult } from "../../src/core/result.js";
 import { runTool } from "../../src/executor/run.js";
-import { testContext } from "../helpers/context.js";
+import { emptySettings } from "../../src/settings/types.js";
+import { tempDir, testContext } from "../helpers/context.js";
 
 /** Files that decide what may run: writing one could grant the writer more than it was given. */
 describe("control files of the workspace", () => {
   function setup(mode: PermissionMode, allow: string[] = []) {
-    const ctx = testContext({ permissionMode: mode });
+    // The rules alone (docs/SANDBOX.md covers the kernel's side: these files are read-only inside).
+    const workingDir = tempDir();
+    const config = emptySettings(workingDir);
+    config.sandbox.enabled = false;
+    const ctx = testContext({ permissionMode: mode, workingDir, config });
     mkdirSync(join(ctx.workingDir, ".claude"));
     mkdirSync(join(ctx.workingDir, ".git", "hooks"), { recursive: true });
     ctx.addRules(

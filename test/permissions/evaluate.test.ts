@@ -540,7 +540,7 @@ describe("security matrix", () => {
     // A prefix ending in the command name names that program, not a longer or path-like name.
     ["default", ["Bash(ls:*)"], "ls.evil x", "ask"],
     ["default", ["Bash(ls:*)"], "ls/../evil x", "ask"],
-    ["default", ["Bash(ls:*)"], "ls=x", "ask"],
+    ["default", ["Bash(ls:*)"], "ls=x y", "ask"],
     ["default", ["Bash(npm run test:*)"], "npm run test:unit", "allow"],
     // Arithmetic evaluates a variable's value, and a subscript in it runs commands.
     ["default", ["Bash(echo:*)"], "TERM='a[$(touch p)]'; echo $((TERM))", "ask"],
@@ -567,7 +567,8 @@ describe("security matrix", () => {
     ["bypassPermissions", ["deny:Bash(rm:*)"], "eval 'rm x'", "ask"],
     ["bypassPermissions", ["deny:Bash(rm:*)"], "command eval 'rm x'", "ask"],
     ["bypassPermissions", ["deny:Bash(rm:*)"], 'bash -c "$CMD"', "ask"],
-    ["default", ["Bash", "deny:Bash(rm:*)"], "case x in x) rm y;; esac", "ask"],
+    ["default", ["Bash", "deny:Bash(rm:*)"], "case x in x) rm y;; esac", "deny"],
+    ["default", ["Bash", "deny:Bash(rm:*)"], "[[ x =~ a(b) ]] && rm y", "ask"],
     ["dontAsk", ["Bash", "deny:Bash(rm:*)"], "eval 'rm x'", "deny"],
     ["bypassPermissions", [], "eval 'rm x'", "allow"],
     // An input redirection is a read, judged by Read deny and ask rules.

@@ -3,11 +3,16 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ToolResult } from "../../src/core/result.js";
 import { runTool } from "../../src/executor/run.js";
-import { testContext } from "../helpers/context.js";
+import { emptySettings } from "../../src/settings/types.js";
+import { tempDir, testContext } from "../helpers/context.js";
 
 describe("shell redirections are judged where the shell is", () => {
   it("resolves a relative redirect target against the session's shell directory", async () => {
-    const ctx = testContext({ permissionMode: "default" });
+    // The rules alone: with the OS sandbox on, a sandboxed command would need no approval.
+    const workingDir = tempDir();
+    const config = emptySettings(workingDir);
+    config.sandbox.enabled = false;
+    const ctx = testContext({ permissionMode: "default", workingDir, config });
     mkdirSync(join(ctx.workingDir, "sub"));
     ctx.addRules(
       ["Bash(cd:*)", "Bash(echo:*)", "Edit(./sub/**)"].map((rule) => ({

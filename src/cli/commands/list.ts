@@ -10,30 +10,37 @@ export function summary(description: string): string {
 export function registerList(program: Command): void {
   program
     .command("list")
-    .description("list the built-in tools: name, permission level, what each does")
-    .option("--json", "print JSON (name, level, aliases, description)")
+    .description(
+      "list the built-in tools: name, permission level, what each does; a tool `cc-tools run` cannot serve here says why",
+    )
+    .option("--json", "print JSON (name, level, aliases, description, available, unavailableReason)")
     .action(async (options: { json?: boolean }) => {
-      const [{ allTools }, { toolUnavailable }] = await Promise.all([
+      const [{ builtinTools }, { terminalHost }] = await Promise.all([
         import("../../registry.js"),
-        import("../../process/shells.js"),
+        import("../terminal-host.js"),
       ]);
-      const tools = allTools().map((tool) => ({ tool, unavailable: toolUnavailable(tool.name) }));
+      const tools = builtinTools();
+      // The host `cc-tools run` has at a terminal: a person to ask, no other conversation, no prompt runner.
+      // A tool may also be missing what it needs on this machine (PowerShell without pwsh).
+      const host = terminalHost({ input: process.stdin, output: process.stderr });
+      const reasons = new Map(tools.availableFor(host).unavailable.map((u) => [u.tool.name, u.reason]));
       if (options.json) {
-        const rows = tools.map(({ tool: t, unavailable }) => ({
+        const rows = tools.tools.map((t) => ({
           name: t.name,
           level: t.permissionLevel,
           aliases: t.aliases,
           description: t.description,
-          available: unavailable === undefined,
-          ...(unavailable ? { unavailableReason: unavailable } : {}),
+          available: !reasons.has(t.name),
+          ...(reasons.has(t.name) ? { unavailableReason: reasons.get(t.name) } : {}),
         }));
         process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
         return;
       }
-      const nameWidth = Math.max(...tools.map(({ tool }) => tool.name.length));
-      const levelWidth = Math.max(...tools.map(({ tool }) => tool.permissionLevel.length));
-      for (const { tool: t, unavailable } of tools) {
-        const what = unavailable ? `(unavailable here) ${unavailable}` : summary(t.description);
+      const nameWidth = Math.max(...tools.tools.map((t) => t.name.length));
+      const levelWidth = Math.max(...tools.tools.map((t) => t.permissionLevel.length));
+      for (const t of tools.tools) {
+        const reason = reasons.get(t.name);
+        const what = reason ? `(unavailable here) ${reason}` : summary(t.description);
         process.stdout.write(
           `${t.name.padEnd(nameWidth)}  ${t.permissionLevel.padEnd(levelWidth)}  ${what}\n`,
         );

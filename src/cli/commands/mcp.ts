@@ -2,7 +2,8 @@ import { resolve } from "node:path";
 import { type Command, InvalidArgumentError } from "commander";
 import { type ModelAccess, withModel } from "../../core/host.js";
 import type { McpServerStatus } from "../../core/mcp-manager.js";
-import type { ContextFactory } from "../../mcp/server.js";
+import type { Session } from "../../core/session.js";
+import type { ContextFactory, ToolSessionOptions } from "../../mcp/server.js";
 import type { StdioConnection } from "../../mcp/stdio-connection.js";
 import {
   addContextOptions,
@@ -21,8 +22,13 @@ interface ServeFlags extends ContextFlags {
 }
 
 /** The model runtime when the environment configures one (ANTHROPIC_API_KEY, or OPENAI_BASE_URL). */
+/** The cheap part of configuredModel's test, for the opening's tools/list (answered before anything loads). */
+function modelMayBeConfigured(): boolean {
+  return Boolean(process.env.ANTHROPIC_API_KEY || process.env.OPENAI_BASE_URL);
+}
+
 async function configuredModel(): Promise<ModelAccess | undefined> {
-  if (!process.env.ANTHROPIC_API_KEY && !process.env.OPENAI_BASE_URL) return undefined;
+  if (!modelMayBeConfigured()) return undefined;
   const { AgentRuntime, DEFAULT_MODEL, providerFromEnv } = await import("../../agent/runtime.js");
   const { userConfigDir } = await import("../../settings/load.js");
   const configured = providerFromEnv(process.env, undefined);
@@ -88,12 +94,12 @@ async function serve(flags: ServeFlags, command: Command): Promise<void> {
       );
     }
     const { StdioConnection, readOpening } = await import("../../mcp/stdio-connection.js");
-    connection = new StdioConnection(process.stdin, process.stdout, readOpening());
+    connection = new StdioConnection(process.stdin, process.stdout, readOpening(), modelMayBeConfigured());
     // The client may leave having only asked what the opening answered: then nothing more loads.
     if (!(await connection.needsServer)) return;
   }
 
-  const { contextFromFlags, mcpManagerFor } = await import("../common.js");
+  const { contextFromFlags, mcpManagerFor, openSession, saveSession } = await import("../common.js");
   let manager: ReturnType<typeof mcpManagerFor>;
   try {
     manager = mcpManagerFor(workingDir, settings);
@@ -110,12 +116,35 @@ async function serve(flags: ServeFlags, command: Command): Promise<void> {
       mcpManager: manager,
       mcpClient: { approvesCalls },
     });
+  // A named session is restored when a connection opens and saved after every call, so a client that
+  // reconnects (or a restarted server) finds its work items, todos and mode. One connection holds the name
+  // at a time; another connecting meanwhile gets a fresh session rather than overwriting the saved one.
+  let nameHeld = false;
+  const sessionOptions = (): ToolSessionOptions => {
+    const name = flags.session;
+    if (!name || nameHeld) return {};
+    nameHeld = true;
+    // Saves run one after another, so an older snapshot never lands after a newer one.
+    let saving: Promise<void> = Promise.resolve();
+    const save = (session: Session) => {
+      saving = saving.catch(() => undefined).then(() => saveSession(name, workingDir, session));
+      return saving;
+    };
+    return {
+      session: openSession(name, workingDir),
+      afterCall: save,
+      beforeDispose: async (session) => {
+        await save(session);
+        nameHeld = false;
+      },
+    };
+  };
   // Other servers' tools join the list when they connect (clients hear tools/list_changed).
   if (manager) setImmediate(() => void manager.connect());
 
   if (connection) {
     const { serveToolsOverStdio } = await import("../../mcp/serve-stdio.js");
-    await serveToolsOverStdio(makeContext, manager, connection);
+    await serveToolsOverStdio(makeContext, manager, connection, sessionOptions);
     return;
   }
   const { isLoopback, serveToolsOverHttp } = await import("../../mcp/serve-http.js");
@@ -127,7 +156,12 @@ async function serve(flags: ServeFlags, command: Command): Promise<void> {
   }
   let served: Awaited<ReturnType<typeof serveToolsOverHttp>>;
   try {
-    served = await serveToolsOverHttp(makeContext, manager, { host: flags.host, port: flags.port, token });
+    served = await serveToolsOverHttp(makeContext, manager, {
+      host: flags.host,
+      port: flags.port,
+      token,
+      sessionOptions,
+    });
   } catch (error) {
     process.stderr.write(
       `cc-tools mcp: cannot listen on ${flags.host}:${flags.port}: ${(error as Error).message}\n`,
@@ -220,7 +254,7 @@ and run commands inside the workspace. Deny and ask rules, anything outside the 
 --permission-mode MODE turns the client's approval off and decides by MODE alone (default: ask for
 every edit and command). See docs/MCP.md.`,
     );
-  addContextOptions(command, { session: false });
+  addContextOptions(command, { session: true });
   command.action(serve);
 
   program

@@ -70,27 +70,23 @@ option, a missing --cwd directory, an invalid rule or settings file).`,
     if (!input.ok) return usageError(input.message);
     const [
       { runTool },
-      { createTerminalHandler },
+      { terminalHost },
       { SettingsError },
       { contextFromFlags, openSession, saveSession },
       { isRunning, taskStoreSlot },
-      { hostFromHandler },
     ] = await Promise.all([
       import("../../executor/run.js"),
-      import("../../permissions/handlers.js"),
+      import("../terminal-host.js"),
       import("../../settings/load.js"),
       import("../common.js"),
       import("../../tasks/store.js"),
-      import("../../context.js"),
     ]);
     const workingDir = resolve(flags.cwd ?? process.cwd());
     const session = openSession(flags.session, workingDir);
     // A person at a terminal is asked; with piped input, or in CI, an ask becomes a denial that says why.
     const interactive =
       inputArg !== "-" && Boolean(process.stdin.isTTY && process.stderr.isTTY) && !process.env.CI;
-    const host = interactive
-      ? hostFromHandler(createTerminalHandler({ input: process.stdin, output: process.stderr }))
-      : undefined;
+    const host = interactive ? terminalHost({ input: process.stdin, output: process.stderr }) : undefined;
     let ctx: ReturnType<typeof contextFromFlags>;
     try {
       ctx = contextFromFlags(flags, { session, host });

@@ -1,14 +1,13 @@
-import { execFile } from "node:child_process";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import * as z from "zod";
 import { InputError } from "../../core/errors.js";
 import { HostCapability, type SubagentRequest, type SubagentResult } from "../../core/host.js";
-import { PermissionLevel, type PermissionMode } from "../../core/permission-level.js";
+import { MODE_REACH, PermissionLevel, type PermissionMode } from "../../core/permission-level.js";
 import { ToolResult } from "../../core/result.js";
 import { defineTool } from "../../core/tool.js";
 import { ToolName } from "../../core/tool-names.js";
 import { startBackgroundSubagent } from "../../tasks/subagent-task.js";
+import { addWorktree, repositoryRoot, WORKTREES_DIR } from "../worktree/git.js";
 
 const inputSchema = z.strictObject({
   description: z.string().describe("A short (3-5 word) description of the task"),
@@ -46,19 +45,10 @@ const inputSchema = z.strictObject({
     .describe("worktree: the agent works in its own git worktree, so its edits do not touch your files"),
 });
 
-/** How much a mode lets through without asking, for the rule that a sub-agent never gets more than its parent. */
-const PERMISSIVENESS: Record<PermissionMode, number> = {
-  plan: 0,
-  dontAsk: 1,
-  default: 2,
-  acceptEdits: 3,
-  bypassPermissions: 4,
-};
-
 function subagentMode(requested: string | undefined, parent: PermissionMode): PermissionMode | undefined {
   if (!requested || requested === "auto") return undefined;
   const mode = requested as PermissionMode;
-  if (PERMISSIVENESS[mode] > PERMISSIVENESS[parent]) {
+  if (MODE_REACH[mode] > MODE_REACH[parent]) {
     throw new InputError(
       `A sub-agent cannot run in ${mode} mode while you run in ${parent} mode: it may not be allowed more than you. Leave mode out, or choose ${parent} or a stricter one.`,
     );
@@ -68,23 +58,16 @@ function subagentMode(requested: string | undefined, parent: PermissionMode): Pe
 
 /** A new git worktree (and branch) for an isolated sub-agent, under the repository's .claude/worktrees. */
 async function isolatedWorktree(workingDir: string, name: string): Promise<string> {
-  const git = promisify(execFile);
-  let top: string;
+  let root: string;
   try {
-    top = (await git("git", ["rev-parse", "--show-toplevel"], { cwd: workingDir })).stdout.trim();
+    root = await repositoryRoot(workingDir);
   } catch {
     throw new InputError(
       `isolation "worktree" needs a git repository, and ${workingDir} is not in one. Leave isolation out.`,
     );
   }
-  const path = join(top, ".claude", "worktrees", name);
-  try {
-    await git("git", ["worktree", "add", "-b", `agent/${name}`, path, "HEAD"], { cwd: top });
-  } catch (error) {
-    throw new InputError(
-      `Could not create a worktree for the agent: ${(error as { stderr?: string }).stderr?.trim() || (error as Error).message}`,
-    );
-  }
+  const path = join(root, WORKTREES_DIR, name);
+  await addWorktree(root, path, `agent/${name}`);
   return path;
 }
 

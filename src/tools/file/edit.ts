@@ -28,7 +28,13 @@ import {
   RUNG_DESCRIPTIONS,
   type Rung,
 } from "./edit-ladder.js";
-import { readCurrent, requireFreshRead, withWriteTarget, writeAndRecord } from "./guard.js";
+import {
+  readCurrent,
+  requireFreshRead,
+  requireWritableEncoding,
+  withWriteTarget,
+  writeAndRecord,
+} from "./guard.js";
 import { nearMissHint } from "./near-miss.js";
 
 const inputSchema = z.strictObject({
@@ -59,7 +65,8 @@ const description = `Replaces text in a file: old_string becomes new_string.
 
 - Read the file first in this session (a partial read is enough); an edit of a file that changed since is refused and the change is shown.
 - old_string must match the file exactly and occur once, unless replace_all is true. Copy it from Read output without the "<number><tab>" prefix.
-- When there is no exact match, a few kinds of copying drift are forgiven, and only when the text then matches in exactly one place: CRLF line endings, trailing whitespace, a uniform indentation shift, curly versus straight quotes, composed versus decomposed accented letters (Unicode NFC/NFD), and copied line-number prefixes. The result says which one applied.
+- When there is no exact match, one kind of copying drift at a time is forgiven, and only when the text then matches in exactly one place: CRLF line endings, trailing whitespace, a uniform indentation shift, spaces typed for tabs (or tabs for spaces), curly versus straight quotes, plain ASCII typed for no-break spaces, dashes and the ellipsis character, composed versus decomposed accented letters (Unicode NFC/NFD), and copied line-number prefixes. The result says which one applied.
+- After such a match, the text new_string keeps from old_string stays as the file has it (trailing spaces, indentation, dashes, quotes), lines new_string adds are indented with the file's characters (tabs stay tabs), and no final newline is added to a file that lacks one.
 - When nothing matches, the error shows the closest text in the file and how old_string differs from it.
 - The file keeps its encoding and line endings; only the replaced text changes.
 - An empty old_string creates a new file with new_string as its content.
@@ -98,8 +105,8 @@ function refusal(
   const hint = nearMissHint(view, oldString);
   const shown = oldString.length > 400 ? `${oldString.slice(0, 400)}...` : oldString;
   return new InputError(
-    `old_string was not found in ${path}, not even allowing for line endings, trailing whitespace, indentation, quotes, ` +
-      `Unicode forms or line-number prefixes. Nothing was changed.\nold_string:\n${shown}\n${hint ?? "No similar text was found: Read the file to see its current content."}`,
+    `old_string was not found in ${path}, not even allowing for line endings, trailing whitespace, indentation, ` +
+      `tabs for spaces, quotes, look-alike dashes and spaces, Unicode forms or line-number prefixes. Nothing was changed.\nold_string:\n${shown}\n${hint ?? "No similar text was found: Read the file to see its current content."}`,
   );
 }
 
@@ -157,6 +164,7 @@ export const editTool = defineTool({
       const decoded = decodeText(current);
       if (!decoded) throw new InputError(`${path} is binary, not text; Edit changes text files only.`);
       requireFreshRead(ctx, target, current, decoded.view);
+      requireWritableEncoding(path, decoded);
       const { rung, splices } = plan(path, decoded, input);
       const foreign = unencodable(splices.map((s) => s.text).join(""), decoded.format.encoding);
       if (foreign.length > 0) {

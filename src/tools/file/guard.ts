@@ -3,7 +3,7 @@ import { dirname } from "node:path";
 import type { ToolContext } from "../../core/context.js";
 import { InputError } from "../../core/errors.js";
 import { type AtomicWriteOptions, atomicWrite, writeTarget } from "../../fs/atomic-write.js";
-import { MAX_DECODED_FILE_BYTES } from "../../fs/codec.js";
+import { type DecodedText, MAX_DECODED_FILE_BYTES } from "../../fs/codec.js";
 import { withFileLock } from "../../fs/file-lock.js";
 import { nearestExisting } from "../../fs/missing-file.js";
 import { changeDiff, contentHash, readStateSlot } from "../../fs/read-state.js";
@@ -96,6 +96,19 @@ export function requireFreshRead(
     `${target} has changed on disk since you read it, so nothing was written. This is what changed ` +
       `(- as you read it, + as it is now):\n${diff}\n` +
       "You have now seen the current content: check that your change still fits it, then retry.",
+  );
+}
+
+/**
+ * Refuses to change a file whose encoding cannot be written back exactly (a stateful encoding, or a
+ * legacy one whose decoding does not round-trip): the write would alter bytes the caller never touched.
+ */
+export function requireWritableEncoding(path: string, decoded: DecodedText): void {
+  if (!decoded.unwritable) return;
+  const { encoding } = decoded.format;
+  throw new InputError(
+    `${path} cannot be changed: ${decoded.unwritable}. Nothing was changed. Convert it to UTF-8 first ` +
+      `(iconv -f ${encoding} -t UTF-8), then Read it again; or leave it as it is.`,
   );
 }
 

@@ -14,11 +14,13 @@ const MIN_LINE_SIMILARITY = 0.5;
 /** Longest region and diff shown. */
 const MAX_HINT_LINES = 30;
 
-/** Comparable form of a line: quotes straightened, whitespace collapsed. */
+/** Comparable form of a line: quotes straightened, dashes and ellipses as ASCII, whitespace collapsed. */
 function loose(line: string): string {
   return line
     .replace(/[\u2018\u2019\u201a\u201b]/g, "'")
     .replace(/[\u201c\u201d\u201e\u201f]/g, '"')
+    .replace(/[-\u2010-\u2015\u2212]+/g, "-")
+    .replaceAll("\u2026", "...")
     .trim()
     .replace(/\s+/g, " ");
 }

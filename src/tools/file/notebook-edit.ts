@@ -9,7 +9,13 @@ import { ToolName } from "../../core/tool-names.js";
 import { applySplices, decodeText, type Splice, spliceBytes, unencodable } from "../../fs/codec.js";
 import { missingFileMessage } from "../../fs/missing-file.js";
 import { pathSubject } from "../../fs/paths.js";
-import { readCurrent, requireFreshRead, withWriteTarget, writeAndRecord } from "./guard.js";
+import {
+  readCurrent,
+  requireFreshRead,
+  requireWritableEncoding,
+  withWriteTarget,
+  writeAndRecord,
+} from "./guard.js";
 import {
   type CellLayout,
   cellJson,
@@ -175,6 +181,7 @@ async function editNotebook(
   const decoded = decodeText(current);
   if (!decoded) throw new InputError(`${path} is binary, not a notebook.`);
   requireFreshRead(ctx, target, current, decoded.view);
+  requireWritableEncoding(path, decoded);
   const nb = parseNotebook(decoded.view, path);
   const { splice, summary } = planEdit(decoded.view, nb, input, path);
   const edited = applySplices(decoded.view, [splice]);
@@ -188,7 +195,7 @@ async function editNotebook(
   if (foreign.length > 0)
     throw new InputError(
       `${path} is stored as ${decoded.format.encoding}, which cannot hold ${foreign.join(" ")}; nothing was written. ` +
-        "Notebooks should be UTF-8: convert it (iconv -f WINDOWS-1252 -t UTF-8) and retry.",
+        `Notebooks should be UTF-8: convert it (iconv -f ${decoded.format.encoding === "latin1" ? "WINDOWS-1252" : decoded.format.encoding} -t UTF-8) and retry.`,
     );
   const bytes = spliceBytes(decoded, [splice]);
   const note = await writeAndRecord(ctx, target, bytes, edited);

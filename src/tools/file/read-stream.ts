@@ -3,6 +3,7 @@ import { open } from "node:fs/promises";
 import { createInterface } from "node:readline";
 import { ToolError } from "../../core/errors.js";
 import { detectEncoding } from "../../fs/codec.js";
+import { isLegacy, isStateful, legacyDecodeStream } from "../../fs/legacy-encodings.js";
 import { DEFAULT_LINE_LIMIT, type LineWindow } from "./read-page.js";
 
 /**
@@ -44,8 +45,17 @@ export async function streamWindow(
       `${path} is UTF-16 BE text too large to read whole; convert it (iconv -f UTF-16BE) or search it with Grep.`,
     );
   }
-  const stream = createReadStream(path, { encoding, start: bom ? (encoding === "utf8" ? 3 : 2) : 0 });
-  const lines = createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY });
+  if (isStateful(encoding)) {
+    throw new ToolError(
+      `${path} is ${encoding} text too large to read whole; convert it (iconv -f ${encoding} -t UTF-8) or search it with Grep.`,
+    );
+  }
+  const start = bom ? (encoding === "utf8" ? 3 : 2) : 0;
+  const stream = isLegacy(encoding)
+    ? createReadStream(path, { start })
+    : createReadStream(path, { encoding, start });
+  const input = isLegacy(encoding) ? stream.pipe(legacyDecodeStream(encoding)) : stream;
+  const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
   const wanted = 2 * limit;
   const window: string[] = [];
   let number = 0;

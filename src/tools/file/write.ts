@@ -6,7 +6,13 @@ import { ToolName } from "../../core/tool-names.js";
 import { DEFAULT_FORMAT, decodeText, encodeText, unencodable, viewOf } from "../../fs/codec.js";
 import { newFileFormat } from "../../fs/editorconfig.js";
 import { pathSubject } from "../../fs/paths.js";
-import { readCurrent, requireFreshRead, withWriteTarget, writeAndRecord } from "./guard.js";
+import {
+  readCurrent,
+  requireFreshRead,
+  requireWritableEncoding,
+  withWriteTarget,
+  writeAndRecord,
+} from "./guard.js";
 
 const inputSchema = z.strictObject({
   file_path: z
@@ -43,6 +49,7 @@ export const writeTool = defineTool({
       const current = await readCurrent(target);
       const decoded = current && decodeText(current);
       if (current) requireFreshRead(ctx, target, current, decoded?.view);
+      if (decoded) requireWritableEncoding(path, decoded);
       let format = decoded ? decoded.format : current ? DEFAULT_FORMAT : newFileFormat(target);
       const notes: string[] = [];
       if (unencodable(input.content, format.encoding).length > 0) {

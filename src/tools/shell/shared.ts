@@ -48,7 +48,9 @@ export const shellInputSchema = z.strictObject({
   dangerouslyDisableSandbox: z
     .boolean()
     .optional()
-    .describe("Accepted for compatibility and ignored: commands here never run in a sandbox."),
+    .describe(
+      "Run this command outside the OS sandbox. It then needs approval under the permission rules like any unsandboxed command; the sandbox settings may not allow it.",
+    ),
 });
 
 type ShellInput = z.output<typeof shellInputSchema>;
@@ -142,7 +144,7 @@ async function runInForeground(adapter: ShellAdapter, input: ShellInput, ctx: To
     );
   }
   const run = await runForeground(
-    { adapter, command: input.command, ctx },
+    { adapter, command: input.command, ctx, disableSandbox: input.dangerouslyDisableSandbox },
     {
       timeoutMs,
       inlineChars: limits.maxOutputChars,
@@ -163,13 +165,17 @@ async function runInForeground(adapter: ShellAdapter, input: ShellInput, ctx: To
     exitCode: run.outcome.exitCode,
     endedBy: run.outcome.reason,
     cwd: run.cwd,
+    sandboxed: run.sandboxed,
     ...(run.output.file ? { spilledTo: run.output.file, fullLength: run.output.totalChars } : {}),
   };
   return isError ? ToolResult.error(full, metadata) : ToolResult.success(full, metadata);
 }
 
-function runInBackground(adapter: ShellAdapter, input: ShellInput, ctx: ToolCallContext) {
-  const task = startBackground({ adapter, command: input.command, ctx }, shellLimits(ctx).maxOutputChars);
+async function runInBackground(adapter: ShellAdapter, input: ShellInput, ctx: ToolCallContext) {
+  const task = await startBackground(
+    { adapter, command: input.command, ctx, disableSandbox: input.dangerouslyDisableSandbox },
+    shellLimits(ctx).maxOutputChars,
+  );
   const text =
     `The command is running in the background as task ${task.id}; its output goes to ${task.run.outputFile}. ` +
     `Read it with TaskOutput (task_id "${task.id}") and stop it with TaskStop.`;

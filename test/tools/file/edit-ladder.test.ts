@@ -29,7 +29,8 @@ describe("edit ladder", () => {
     const view = "function f() {  \n  return 1;\t\n}\n";
     expect(edit(view, "function f() {\n  return 1;\n}", "function f() {\n  return 2;\n}")).toEqual({
       rung: "trailing-whitespace",
-      text: "function f() {\n  return 2;\n}\n",
+      // The unchanged first line keeps its trailing spaces; the changed one takes new_string's text.
+      text: "function f() {  \n  return 2;\n}\n",
     });
   });
 
@@ -105,8 +106,18 @@ describe("edit ladder", () => {
     });
   });
 
-  it("does not shift tabs into spaces", () => {
-    expect(edit("\tp()\n", "  p()", "q()")).toMatchObject({ ok: false, reason: "not-found" });
+  it("indentation by level prefers a mid-line start with the lines below at their own depth", () => {
+    // Also fits as a copy shifted by one 8-column tab, which would indent baz() as a tab and 4 spaces.
+    expect(
+      edit("\tfoo := 1\n\t\tbar()\n", "foo := 1\n        bar()", "foo := 1\n        bar()\n    baz()"),
+    ).toEqual({
+      rung: "indentation-level",
+      text: "\tfoo := 1\n\t\tbar()\n\tbaz()\n",
+    });
+  });
+
+  it("does not take an indentation of no tab width for a tab", () => {
+    expect(edit("\tp()\n", "   p()", "q()")).toMatchObject({ ok: false, reason: "not-found" });
   });
 
   it("does not combine two kinds of drift", () => {

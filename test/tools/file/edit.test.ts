@@ -1,7 +1,7 @@
 import { chmodSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { decodeText } from "../../../src/fs/codec.js";
+import { decodeText, encodeBody } from "../../../src/fs/codec.js";
 import { CORPUS } from "../../fixtures/file/corpus.js";
 import { call, fileContext } from "./util.js";
 
@@ -25,8 +25,7 @@ describe("Edit: the golden round-trip corpus", () => {
       const { result, bytes } = await readThenEdit(original, { old_string: "target", new_string: "TARGET" });
       expect(result.isError).toBe(false);
       const { encoding } = decodeText(original)!.format;
-      const encode = (s: string) =>
-        encoding === "utf16be" ? Buffer.from(s, "utf16le").swap16() : Buffer.from(s, encoding);
+      const encode = (s: string) => encodeBody(s, encoding);
       const at = original.indexOf(encode("target"));
       const expected = Buffer.concat([
         original.subarray(0, at),
@@ -103,13 +102,13 @@ describe("Edit: refusals leave the file untouched", () => {
 
   it("shows the closest region with visible whitespace on a near miss", async () => {
     const { result } = await readThenEdit("function f() {\n\treturn 1;\n}\n", {
-      old_string: "function f() {\n    return 1;\n}",
+      old_string: "function f() {\n    return 2;\n}",
       new_string: "x",
     });
     expect(result.text).toContain("lines 1-3");
     expect(result.text).toContain("2\t\treturn 1;");
     expect(result.text).toContain("- \u2192return\u00b71;");
-    expect(result.text).toContain("+ \u00b7\u00b7\u00b7\u00b7return\u00b71;");
+    expect(result.text).toContain("+ \u00b7\u00b7\u00b7\u00b7return\u00b72;");
   });
 
   it("stores the euro sign and curly quotes in a legacy 8-bit file as Windows-1252 bytes", async () => {

@@ -1,0 +1,82 @@
+import { existsSync, lstatSync, readFileSync } from "node:fs";
+import { isWithin } from "../fs/canonical.js";
+import type { SandboxPolicy } from "./policy.js";
+import { BWRAP_ISOLATION } from "./probe.js";
+
+/**
+ * Masked directories become an empty tmpfs with mode 000; masked files get `emptyFile` (empty, mode 000)
+ * bound over them. Nobody inside has the capability to bypass the mode.
+ */
+const UNREADABLE_DIR = (path: string) => ["--perms", "0000", "--tmpfs", path];
+
+const byDepth = (a: string, b: string) => a.split("/").length - b.split("/").length || a.localeCompare(b);
+
+/** What hides the Unix sockets: whole directories below /tmp, single files elsewhere. */
+export interface SocketMasks {
+  dirs: string[];
+  files: string[];
+}
+
+/**
+ * Unix sockets the command could reach through the read-only file system: a socket on a read-only mount
+ * still accepts connections, and some (the Docker daemon's, a tmux server's, ssh-agent's) run commands
+ * outside. /run is replaced by an empty tmpfs; every other listening socket bound to a path, as the kernel
+ * lists them in /proc/net/unix, is covered. Below /tmp the directory that holds it is covered instead
+ * (tmux-UID, ssh-XXXX, .X11-unix): sockets come and go faster than directories, and a mount point that
+ * vanished before bwrap reached it would fail the command. Directories holding a place the command needs
+ * (`keep`) are never covered.
+ */
+export function socketsToHide(keep: readonly string[], table = "/proc/net/unix"): SocketMasks {
+  let text: string;
+  try {
+    text = readFileSync(table, "utf8");
+  } catch {
+    return { dirs: [], files: [] };
+  }
+  const dirs = new Set<string>();
+  const files = new Set<string>();
+  for (const line of text.split("\n").slice(1)) {
+    // Num RefCount Protocol Flags Type St Inode Path; the path may hold spaces.
+    const path = line.trim().split(/\s+/).slice(7).join(" ");
+    if (!path.startsWith("/") || path === "/run" || path.startsWith("/run/")) continue;
+    if (keep.some((k) => isWithin(path, k))) continue;
+    const underTmp = /^\/tmp\/[^/]+\//.exec(path)?.[0].slice(0, -1);
+    try {
+      if (underTmp && !keep.some((k) => isWithin(k, underTmp)) && lstatSync(underTmp).isDirectory())
+        dirs.add(underTmp);
+      else if (lstatSync(path).isSocket()) files.add(path);
+    } catch {
+      // removed since it was bound
+    }
+  }
+  return { dirs: [...dirs], files: [...files] };
+}
+
+/**
+ * bubblewrap's arguments for one command. Order matters, later mounts cover earlier ones: the whole
+ * file system read-only, fresh /dev and /proc, writable places, pinned directories, read-only control
+ * files, masks, then what allowRead shows again.
+ */
+export function bwrapArgs(
+  policy: SandboxPolicy,
+  emptyFile: string,
+  options: { cwd: string; disableUserns: boolean; sockets: SocketMasks },
+  command: readonly string[],
+): string[] {
+  const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
+  if (existsSync("/run")) args.push("--tmpfs", "/run");
+  for (const dir of options.sockets.dirs) args.push(...UNREADABLE_DIR(dir));
+  for (const socket of options.sockets.files) args.push("--ro-bind", "/dev/null", socket);
+  for (const path of [...policy.writable].sort(byDepth)) args.push("--bind", path, path);
+  for (const path of [...policy.pinned].sort(byDepth)) args.push("--bind", path, path);
+  for (const path of [...policy.readOnly, ...policy.placeholders].sort(byDepth))
+    args.push("--ro-bind", path, path);
+  for (const mask of [...policy.masked].sort((a, b) => byDepth(a.path, b.path))) {
+    args.push(...(mask.kind === "dir" ? UNREADABLE_DIR(mask.path) : ["--ro-bind", emptyFile, mask.path]));
+  }
+  for (const path of [...policy.unmasked].sort(byDepth)) args.push("--ro-bind", path, path);
+  args.push(...BWRAP_ISOLATION);
+  if (options.disableUserns) args.push("--disable-userns");
+  args.push("--chdir", options.cwd, "--", ...command);
+  return args;
+}

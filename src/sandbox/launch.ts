@@ -1,0 +1,334 @@
+import { randomUUID } from "node:crypto";
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
+import { join } from "node:path";
+import type { ToolContext } from "../core/context.js";
+import { ToolError } from "../core/errors.js";
+import { isWithin } from "../fs/canonical.js";
+import { bwrapArgs, socketsToHide } from "./bwrap.js";
+import {
+  type CommandRequest,
+  commandSandboxed,
+  type SandboxMode,
+  sandboxMode,
+  warnIfUnavailable,
+} from "./mode.js";
+import { holdPlaceholders } from "./placeholder.js";
+import { buildPolicy, type SandboxPolicy } from "./policy.js";
+import { FilteringProxy } from "./proxy.js";
+import { seatbeltProfile } from "./seatbelt.js";
+
+/** The loopback port the bridge listens on inside the sandbox's own network namespace (every port is free there). */
+export const BRIDGE_PORT = 3128;
+/** The bridge's process name (at most 15 characters, the kernel's limit). */
+const BRIDGE_TITLE = "cc-sandbox-net";
+
+/**
+ * Runs inside the sandbox, in its network namespace: listens on 127.0.0.1:BRIDGE_PORT, relays each
+ * connection to the proxy's Unix socket (visible through the read-only file system), then starts the
+ * command and exits with its status. Node is used because it is certainly there; socat often is not.
+ */
+const BRIDGE_SOURCE = `
+const net = require("node:net"), { spawn } = require("node:child_process");
+process.title = "${BRIDGE_TITLE}";
+const [port, socket, file, ...args] = process.argv.slice(1);
+const relay = (client, triesLeft) => {
+  const upstream = net.connect(socket);
+  upstream.once("connect", () => { client.pipe(upstream); upstream.pipe(client); client.resume(); });
+  upstream.once("error", () => triesLeft > 0 ? setTimeout(() => relay(client, triesLeft - 1), 20) : client.destroy());
+  client.once("close", () => upstream.destroy());
+};
+const server = net.createServer((client) => { client.pause(); client.on("error", () => {}); relay(client, 5); });
+server.listen(Number(port), "127.0.0.1", () => {
+  const child = spawn(file, args, { stdio: "inherit" });
+  child.on("error", (e) => { process.stderr.write(String(e.message) + "\\n"); process.exit(127); });
+  child.on("exit", (code, signal) => { if (signal) { process.kill(process.pid, signal); } process.exit(code ?? 1); });
+});`;
+
+/**
+ * Runs the command inside the sandbox and, once it has exited, notes in the file named by $1 whether
+ * any other process is still alive in the sandbox's PID namespace (pid 1 is bwrap's init; the bridge is
+ * this script's parent). Those are killed with the namespace; the note lets the result say so, as it
+ * does for strays outside the sandbox. Only shell builtins run after the command, so nothing is counted twice.
+ */
+const STRAY_CHECK = `f=$1; shift; "$@"; s=$?
+for p in /proc/[0-9]*; do
+  case \${p#/proc/} in 1|$$|$PPID) continue ;; esac
+  { read -r st < "$p/stat"; } 2>/dev/null || continue
+  case \${st##*) } in Z*|X*) continue ;; esac
+  : > "$f"; break
+done
+exit $s`;
+
+export interface SpawnSpec {
+  file: string;
+  args: readonly string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+}
+
+export interface Launch extends SpawnSpec {
+  sandboxed: boolean;
+  /** Process names of the launcher (bwrap) and the network bridge: not the command's own processes. */
+  launcherNames?: readonly string[];
+  /** Why the command runs (or not) in the sandbox. */
+  why: string;
+  /** Ends what the sandbox set up for this command (proxy, placeholders). Call once it has ended. */
+  release(): Promise<void>;
+  /** True when processes the command started were still running in the sandbox when it exited (they are killed). */
+  leftStrays(): boolean;
+  /** True when the sandbox itself could not be set up (bwrap's own error): the command never started. */
+  setupFailed(output: string, exitCode: number | null): boolean;
+  /** Notes for the result: what the sandbox blocked, judged from the run's output and the proxy's log. */
+  explain(output: string, exitCode: number | null): string[];
+}
+
+/**
+ * The empty, mode-000 file bound over masked files: one per user, kept for good (it is empty) where the
+ * sandbox cannot write (~/.cache/cc-tools/sandbox-masks, not the sandbox's writable cache), so no process
+ * leaves one behind. A file there that is not ours, not empty or readable is replaced.
+ */
+let emptyFile: string | undefined;
+function unreadableEmptyFile(): string {
+  if (emptyFile) return emptyFile;
+  const uid = process.getuid?.() ?? -1;
+  for (const dir of [
+    join(homedir(), ".cache", "cc-tools", "sandbox-masks"),
+    join(tmpdir(), `cc-tools-sandbox-masks-${uid}`),
+  ]) {
+    try {
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      const owner = lstatSync(dir);
+      if (!owner.isDirectory() || owner.uid !== uid) continue;
+      const file = join(dir, "empty");
+      const stat = lstatSync(file, { throwIfNoEntry: false });
+      if (!stat?.isFile() || stat.size !== 0 || (stat.mode & 0o777) !== 0 || stat.uid !== uid) {
+        rmSync(file, { force: true, recursive: true });
+        writeFileSync(file, "", { mode: 0o000, flag: "wx" });
+        chmodSync(file, 0o000);
+      }
+      emptyFile = file;
+      return file;
+    } catch {
+      // not writable here: try the next place
+    }
+  }
+  throw new ToolError(
+    "The sandbox cannot hide Read-denied files: no place for its empty stand-in file (~/.cache/cc-tools or the temp dir) is writable.",
+    { beforeRun: true },
+  );
+}
+
+/** Variables that send HTTP clients (curl, git, npm, pip, Node with NODE_USE_ENV_PROXY) through the proxy. */
+function proxyEnv(url: string): Record<string, string> {
+  const env: Record<string, string> = {
+    NODE_USE_ENV_PROXY: "1",
+    NO_PROXY: "localhost,127.0.0.1,::1",
+    no_proxy: "localhost,127.0.0.1,::1",
+  };
+  for (const name of [
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "ALL_PROXY",
+    "npm_config_proxy",
+    "npm_config_https_proxy",
+  ]) {
+    env[name] = url;
+    env[name.toLowerCase()] = url;
+  }
+  return env;
+}
+
+/** Where package managers keep caches inside the sandbox, unless the user opened the real ones. */
+function cacheEnv(policy: SandboxPolicy, env: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {};
+  const writable = (path: string) => policy.writable.some((w) => isWithin(path, w));
+  if (!env.XDG_CACHE_HOME && !writable(join(homedir(), ".cache")))
+    out.XDG_CACHE_HOME = join(policy.cacheDir, "xdg");
+  if (!env.npm_config_cache && !env.NPM_CONFIG_CACHE && !writable(join(homedir(), ".npm"))) {
+    out.npm_config_cache = join(policy.cacheDir, "npm");
+  }
+  return out;
+}
+
+/** bubblewrap's own error, printed before the command starts. */
+const BWRAP_FAILURE = /^bwrap: /;
+
+const NETWORK_FAILURE =
+  /Could not resolve host|Temporary failure in name resolution|Name or service not known|Network is unreachable|getaddrinfo|ENOTFOUND|EAI_AGAIN|ENETUNREACH|Couldn't connect to server|Failed to connect to/i;
+
+function explainer(policy: SandboxPolicy, proxy: FilteringProxy | undefined) {
+  return (output: string, exitCode: number | null): string[] => {
+    const notes: string[] = [];
+    if (BWRAP_FAILURE.test(output) && exitCode !== 0) {
+      notes.push(
+        "The sandbox could not be set up for this command (the bwrap line above says why), so it did not run. " +
+          "Check the sandbox settings with `cc-tools sandbox status`.",
+      );
+      return notes;
+    }
+    const blocked = proxy?.blocked ?? [];
+    if (blocked.length > 0) {
+      const list = [...new Set(blocked.map((b) => `${b.host}:${b.port} (${b.why})`))].join("; ");
+      notes.push(
+        `The sandbox blocked network access: ${list}. Hosts are opened by a user in sandbox.network.allowedDomains or with WebFetch(domain:…) allow rules.`,
+      );
+    }
+    if (exitCode === 0) return notes;
+    if (/Read-only file system|EROFS/.test(output)) {
+      notes.push(
+        "The sandbox kept the command from writing there: only the workspace, its additional directories and " +
+          `the session's temp dir ($TMPDIR=${policy.tmpDir}) are writable, and .claude/, .mcp.json, .git/config, ` +
+          ".git/hooks and hook scripts stay read-only. A user can add writable paths in sandbox.filesystem.allowWrite.",
+      );
+    }
+    if (/Device or resource busy|EBUSY/.test(output)) {
+      notes.push(
+        "The sandbox keeps control files and the directories that hold them (.claude, .git, hook script folders) in place: they cannot be renamed or removed from inside.",
+      );
+    }
+    const kept = policy.placeholders.filter((p) => output.includes(p.split("/").pop() ?? p));
+    if (
+      kept.length > 0 &&
+      /Is a directory|EISDIR|Read-only file system|EROFS|Device or resource busy/.test(output)
+    ) {
+      notes.push(
+        `The sandbox keeps ${kept.join(", ")} from being created: it would decide what runs outside the sandbox later. ` +
+          "While a command runs, an empty read-only directory stands in for it.",
+      );
+    }
+    const hidden = policy.masked.filter((m) => output.includes(m.path.split("/").pop() ?? m.path));
+    if (hidden.length > 0 && /Permission denied|EACCES/.test(output)) {
+      notes.push(
+        `The sandbox hides ${hidden.map((m) => `${m.path} (${m.why})`).join(", ")}: reading it is refused inside.`,
+      );
+    }
+    if (blocked.length === 0 && NETWORK_FAILURE.test(output)) {
+      notes.push(
+        proxy
+          ? `The sandbox lets commands reach only ${policy.network.allowedDomains.join(", ")}, through its proxy (HTTP_PROXY and HTTPS_PROXY point at it); other connections fail. A user can allow more hosts in sandbox.network.allowedDomains.`
+          : "The sandbox gives commands no network access: no host is allowed. A user can allow hosts in sandbox.network.allowedDomains or with WebFetch(domain:…) allow rules.",
+      );
+    }
+    return notes;
+  };
+}
+
+function unsandboxed(spec: SpawnSpec, why: string): Launch {
+  return {
+    ...spec,
+    sandboxed: false,
+    why,
+    release: async () => {},
+    leftStrays: () => false,
+    setupFailed: () => false,
+    explain: () => [],
+  };
+}
+
+/**
+ * How to spawn a command: inside the sandbox when it is in force for this command, else as given. Throws
+ * a ToolError (before anything ran) when the sandbox is required but unavailable, or its policy cannot be
+ * applied: a sandbox that silently did not apply would be worse than none.
+ */
+export async function sandboxLaunch(
+  ctx: ToolContext,
+  spec: SpawnSpec,
+  request: CommandRequest | "hook",
+): Promise<Launch> {
+  if (request === "hook" && !ctx.config.sandbox.sandboxHooks) {
+    return unsandboxed(spec, "hooks run outside the sandbox (sandbox.sandboxHooks is off)");
+  }
+  const mode: SandboxMode = sandboxMode(ctx);
+  if (mode.refuse) {
+    const { availability } = mode;
+    throw new ToolError(
+      `The command was not run: the settings require the OS sandbox (sandbox.failIfUnavailable), and it is unavailable: ${availability.ok ? "" : `${availability.reason}. ${availability.hint}`}`,
+      { beforeRun: true },
+    );
+  }
+  warnIfUnavailable(mode);
+  const availability = mode.availability;
+  if (!availability.ok) return unsandboxed(spec, mode.why);
+  if (request !== "hook") {
+    const decision = commandSandboxed(ctx, request, mode);
+    if (!decision.sandboxed) return unsandboxed(spec, decision.why);
+  }
+  const policy = buildPolicy(ctx);
+  const releasePlaceholders = holdPlaceholders(policy.placeholders);
+  let proxy: FilteringProxy | undefined;
+  let proxyDir: string | undefined;
+  const strayFile = join(policy.tmpDir, `.strays-${randomUUID().slice(0, 8)}`);
+  let strays: boolean | undefined;
+  const leftStrays = () => {
+    strays ??= existsSync(strayFile);
+    return strays;
+  };
+  const removed: string[] = [];
+  const release = async () => {
+    for (const path of policy.forbidden) {
+      if (!existsSync(path)) continue;
+      rmSync(path, { recursive: true, force: true });
+      removed.push(path);
+    }
+    leftStrays();
+    rmSync(strayFile, { force: true });
+    await proxy?.close();
+    if (proxyDir) rmSync(proxyDir, { recursive: true, force: true });
+    releasePlaceholders();
+  };
+  try {
+    const env: NodeJS.ProcessEnv = { ...spec.env, TMPDIR: policy.tmpDir, ...cacheEnv(policy, spec.env) };
+    let command = [spec.file, ...spec.args];
+    const networked = policy.network.allowedDomains.length > 0;
+    let launched: { file: string; args: string[] };
+    if (availability.mechanism === "bubblewrap") {
+      command = ["/bin/sh", "-c", STRAY_CHECK, "sh", strayFile, ...command];
+      if (networked) {
+        proxyDir = mkdtempSync(join(tmpdir(), "cc-tools-proxy-"));
+        const socket = join(proxyDir, "proxy.sock");
+        proxy = new FilteringProxy(policy.network, { path: socket });
+        await proxy.ready;
+        Object.assign(env, proxyEnv(`http://127.0.0.1:${BRIDGE_PORT}`));
+        command = [process.execPath, "-e", BRIDGE_SOURCE, "--", String(BRIDGE_PORT), socket, ...command];
+      }
+      const keep = [...policy.writable, policy.cacheDir, ...(proxyDir ? [proxyDir] : [])];
+      const sockets = socketsToHide(keep);
+      const options = { cwd: spec.cwd, disableUserns: availability.disableUserns, sockets };
+      launched = {
+        file: availability.path,
+        args: bwrapArgs(policy, unreadableEmptyFile(), options, command),
+      };
+    } else {
+      if (networked) {
+        proxy = new FilteringProxy(policy.network, { port: 0, host: "127.0.0.1" });
+        await proxy.ready;
+        Object.assign(env, proxyEnv(`http://127.0.0.1:${proxy.port}`));
+      }
+      launched = { file: availability.path, args: ["-p", seatbeltProfile(policy, proxy?.port), ...command] };
+    }
+    const launcherNames = availability.mechanism === "bubblewrap" ? ["bwrap", BRIDGE_TITLE] : [];
+    return {
+      ...spec,
+      ...launched,
+      env,
+      launcherNames,
+      sandboxed: true,
+      why: mode.why,
+      release,
+      leftStrays,
+      setupFailed: (output, exitCode) =>
+        launcherNames.length > 0 && exitCode === 1 && BWRAP_FAILURE.test(output),
+      explain: (output, exitCode) => [
+        ...explainer(policy, proxy)(output, exitCode),
+        ...removed.map(
+          (path) =>
+            `The sandbox removed ${path}, which the command created: it would point git at a configuration outside the protected one.`,
+        ),
+      ],
+    };
+  } catch (error) {
+    await release();
+    throw error;
+  }
+}

@@ -1,0 +1,69 @@
+import { mkdirSync, readdirSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+/**
+ * A placeholder is an empty directory standing in for a control file that does not exist while a
+ * sandboxed command runs. Each process using one leaves a marker in it, so one process never removes a
+ * placeholder another process's sandbox still relies on (removing a mount point's directory detaches
+ * the mount in every other namespace, and the command there could then create the control file).
+ */
+const MARKER = /^\.cc-tools-sandbox-(\d+)$/;
+
+const markerOf = (dir: string, pid = process.pid) => join(dir, `.cc-tools-sandbox-${pid}`);
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** True for a directory that holds nothing but placeholder markers (an empty one included). */
+export function isPlaceholder(path: string): boolean {
+  try {
+    return readdirSync(path).every((name) => MARKER.test(name));
+  } catch {
+    return false;
+  }
+}
+
+/** Uses of each placeholder in this process: a background command may outlive the foreground one. */
+const users = new Map<string, number>();
+
+/** Creates (or joins) the placeholders; the returned function lets go of them, removing the last use's. */
+export function holdPlaceholders(paths: readonly string[]): () => void {
+  for (const path of paths) {
+    const count = users.get(path) ?? 0;
+    if (count === 0) {
+      mkdirSync(path, { recursive: true });
+      writeFileSync(markerOf(path), "");
+    }
+    users.set(path, count + 1);
+  }
+  return () => {
+    for (const path of paths) {
+      const count = (users.get(path) ?? 1) - 1;
+      if (count > 0) {
+        users.set(path, count);
+        continue;
+      }
+      users.delete(path);
+      release(path);
+    }
+  };
+}
+
+/** Removes this process's marker and those of dead processes, then the directory if nothing else holds it. */
+function release(path: string): void {
+  try {
+    for (const name of readdirSync(path)) {
+      const pid = Number(MARKER.exec(name)?.[1]);
+      if (pid === process.pid || (pid > 0 && !alive(pid))) rmSync(join(path, name), { force: true });
+    }
+    rmdirSync(path);
+  } catch {
+    // another process still holds it, or it is gone
+  }
+}

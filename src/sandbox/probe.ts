@@ -1,0 +1,103 @@
+import { spawnSync } from "node:child_process";
+import { locateExecutable } from "../process/shells.js";
+
+/** The isolation flags every sandboxed command gets; the probe runs exactly these. */
+export const BWRAP_ISOLATION = [
+  "--unshare-user",
+  "--unshare-pid",
+  "--unshare-ipc",
+  "--unshare-net",
+  "--unshare-uts",
+  "--die-with-parent",
+  "--cap-drop",
+  "ALL",
+] as const;
+
+/** How long the one-off probe of bubblewrap may take before it counts as not working. */
+const PROBE_TIMEOUT_MS = 5_000;
+
+export type Mechanism = "bubblewrap" | "seatbelt";
+
+export type Availability =
+  | {
+      ok: true;
+      mechanism: Mechanism;
+      path: string;
+      version: string;
+      /** bubblewrap ≥ 0.8: commands inside cannot make user namespaces of their own. */
+      disableUserns: boolean;
+    }
+  | { ok: false; mechanism?: Mechanism; reason: string; hint: string };
+
+const INSTALL_HINT =
+  "Install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap; Arch: pacman -S bubblewrap), " +
+  'or set "sandbox": {"enabled": false} to run commands with the permission rules alone and silence this warning.';
+
+let cached: Map<string, Availability> | undefined;
+
+function runsCleanly(path: string, args: readonly string[]): string | undefined {
+  const probe = spawnSync(path, [...args], { encoding: "utf8", timeout: PROBE_TIMEOUT_MS });
+  if (probe.error) return probe.error.message;
+  if (probe.status !== 0) return (probe.stderr || `exit status ${probe.status}`).trim();
+  return undefined;
+}
+
+function probeBubblewrap(pathEnv: string): Availability {
+  const path = locateExecutable("bwrap", pathEnv);
+  if (!path) {
+    return {
+      ok: false,
+      mechanism: "bubblewrap",
+      reason: "bubblewrap (bwrap) is not installed",
+      hint: INSTALL_HINT,
+    };
+  }
+  const version = spawnSync(path, ["--version"], { encoding: "utf8" }).stdout?.trim() ?? "";
+  const base = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", ...BWRAP_ISOLATION];
+  const failure = runsCleanly(path, [...base, "--", "/bin/true"]);
+  if (failure) {
+    return {
+      ok: false,
+      mechanism: "bubblewrap",
+      reason: `bubblewrap is installed (${path}) but cannot create a sandbox here: ${failure}`,
+      hint:
+        "Unprivileged user namespaces may be disabled (sysctl kernel.unprivileged_userns_clone=1, or an AppArmor " +
+        'profile for bwrap on Ubuntu 24.04+), or this is a container without them. Set "sandbox": {"enabled": false} to silence this warning.',
+    };
+  }
+  const disableUserns = runsCleanly(path, [...base, "--disable-userns", "--", "/bin/true"]) === undefined;
+  return { ok: true, mechanism: "bubblewrap", path, version, disableUserns };
+}
+
+/** /usr/bin/sandbox-exec ships with every macOS; it is deprecated but still what Claude Code uses. */
+const SANDBOX_EXEC = "/usr/bin/sandbox-exec";
+
+function probeSeatbelt(): Availability {
+  const failure = runsCleanly(SANDBOX_EXEC, ["-p", "(version 1)(allow default)", "/usr/bin/true"]);
+  if (failure) {
+    return { ok: false, mechanism: "seatbelt", reason: `sandbox-exec does not work: ${failure}`, hint: "" };
+  }
+  return { ok: true, mechanism: "seatbelt", path: SANDBOX_EXEC, version: "", disableUserns: false };
+}
+
+/**
+ * Whether this machine can sandbox commands, tried once per process by running an empty sandbox with the
+ * same isolation flags real commands get: a kernel that refuses them is found here, not per command.
+ */
+export function sandboxAvailability(pathEnv = process.env.PATH ?? ""): Availability {
+  cached ??= new Map();
+  const hit = cached.get(pathEnv);
+  if (hit) return hit;
+  let found: Availability;
+  if (process.platform === "linux") found = probeBubblewrap(pathEnv);
+  else if (process.platform === "darwin") found = probeSeatbelt();
+  else {
+    found = {
+      ok: false,
+      reason: `no OS sandbox is supported on ${process.platform}`,
+      hint: "Run cc-tools under WSL2 or Linux to sandbox commands.",
+    };
+  }
+  cached.set(pathEnv, found);
+  return found;
+}

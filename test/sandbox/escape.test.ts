@@ -1,0 +1,313 @@
+import { execFileSync } from "node:child_process";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createToolContext } from "../../src/context.js";
+import { Session } from "../../src/core/session.js";
+import { sandboxMode } from "../../src/sandbox/mode.js";
+import { tempDir } from "../helpers/context.js";
+import { eventually, survivors, uniqueSeconds } from "../process/ps.js";
+import { bash, loopbackServer, sandboxContext, sandboxSettings } from "./helpers.js";
+
+const SECRET = "TOP-SECRET-4711";
+const ENV_SECRET = "ENV-SECRET-0815";
+const HOOK = "#!/bin/sh\nexit 0\n";
+
+/** A directory for a whole describe block (tempDir's are removed after each test). */
+const longLived: string[] = [];
+afterAll(() => {
+  for (const dir of longLived) rmSync(dir, { recursive: true, force: true });
+});
+function blockDir(prefix: string): string {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  longLived.push(dir);
+  return dir;
+}
+
+/**
+ * A workspace with every kind of control file, Read-denied files and a hook script, plus a directory
+ * outside. `shared`: kept for the whole describe block.
+ */
+function setup(
+  sandbox = {},
+  rules: Array<["allow" | "deny" | "ask", string]> = [
+    ["deny", "Read(./secrets/**)"],
+    ["deny", "Read(.env)"],
+  ],
+  shared = false,
+) {
+  const dir = shared ? blockDir : tempDir;
+  const ws = dir("cc-tools-sandbox-ws-");
+  const outside = dir("cc-tools-sandbox-outside-");
+  execFileSync("git", ["init", "-q", ws]);
+  mkdirSync(join(ws, ".claude"));
+  writeFileSync(join(ws, ".claude", "settings.json"), '{"permissions": {}}\n');
+  writeFileSync(join(ws, ".claude", "settings.local.json"), "{}\n");
+  mkdirSync(join(ws, "scripts", "hooks"), { recursive: true });
+  writeFileSync(join(ws, "scripts", "hooks", "guard.sh"), HOOK);
+  chmodSync(join(ws, "scripts", "hooks", "guard.sh"), 0o755);
+  mkdirSync(join(ws, "secrets"));
+  writeFileSync(join(ws, "secrets", "token.txt"), `${SECRET}\n`);
+  mkdirSync(join(ws, "app", "config"), { recursive: true });
+  writeFileSync(join(ws, "app", "config", ".env"), `${ENV_SECRET}\n`);
+  // A repository that keeps its hooks in the working tree, as husky sets up.
+  execFileSync("git", ["-C", ws, "config", "core.hooksPath", ".husky"]);
+  mkdirSync(join(ws, ".husky"));
+  const config = sandboxSettings(ws, sandbox, rules, {
+    hooks: {
+      PreToolUse: [
+        {
+          matcher: "NoSuchTool",
+          hooks: [{ type: "command", command: '"$CLAUDE_PROJECT_DIR"/scripts/hooks/guard.sh' }],
+        },
+      ],
+      PostToolUse: [],
+    },
+  });
+  const ctx = shared
+    ? createToolContext({
+        workingDir: ws,
+        config,
+        permissionMode: "bypassPermissions",
+        session: new Session({ dir: join(dir("cc-tools-session-"), "s") }),
+      })
+    : sandboxContext(ws, config);
+  return { ws, outside, ctx, gitConfig: readFileSync(join(ws, ".git", "config"), "utf8") };
+}
+
+describe("the sandbox on this machine", () => {
+  it("is available and on by default (CI installs bubblewrap; these tests are never skipped)", () => {
+    const { ctx } = setup();
+    const mode = sandboxMode(ctx);
+    expect(mode.availability).toMatchObject({ ok: true });
+    expect(mode.active).toBe(true);
+  });
+});
+
+describe("escape attempts, each checked by its effect", () => {
+  let env: ReturnType<typeof setup>;
+  beforeAll(() => {
+    env = setup(undefined, undefined, true);
+  });
+  afterAll(() => env.ctx.session.dispose());
+
+  it.each([
+    ["directly", 'echo pwned > "$OUT/direct"'],
+    ["through /proc/self/cwd", 'cd "$OUT" && echo pwned > /proc/self/cwd/direct'],
+    ["through /dev/fd", 'echo pwned 3>"$OUT/direct" >/dev/fd/3'],
+    ["through a symlink made inside", 'ln -s "$OUT/direct" link && echo pwned > link'],
+    ["with python3 -c", `python3 -c "open('$OUT/direct', 'w').write('pwned')"`],
+    ["into /tmp itself", "echo pwned > /tmp/cc-tools-sandbox-escape-probe && echo made /tmp"],
+  ])("cannot write outside the workspace %s", async (_how, command) => {
+    const { result, text } = await bash(env.ctx, command.replaceAll("$OUT", env.outside));
+    expect(result.isError).toBe(true);
+    expect(readdirSync(env.outside)).toEqual([]);
+    expect(text).not.toContain("made /tmp");
+    expect(existsSync("/tmp/cc-tools-sandbox-escape-probe")).toBe(false);
+    // Where the rules already refuse the command (the splitter does not follow /proc/self/cwd after a cd),
+    // the kernel never has to; otherwise the result says the sandbox blocked it and which setting opens it.
+    if (/Permission to use Bash was denied/.test(text)) return;
+    expect(text).toMatch(/The sandbox kept the command from writing there/);
+    expect(text).toMatch(/sandbox\.filesystem\.allowWrite/);
+  });
+
+  it.each([
+    ["append to .git/config", "echo '[core] hooksPath = /tmp/x' >> .git/config"],
+    ["replace .git/config", "printf x > .git/config.new && mv .git/config.new .git/config"],
+    ["add a git hook", "printf '#!/bin/sh\\necho pwned\\n' > .git/hooks/pre-commit"],
+    [
+      "write .claude/settings.local.json",
+      `echo '{"sandbox":{"enabled":false}}' > .claude/settings.local.json`,
+    ],
+    ["add a file to .claude", "echo x > .claude/new.json"],
+    ["append to the hook script", "echo 'curl evil' >> scripts/hooks/guard.sh"],
+    [
+      "delete and recreate the hook script",
+      "rm -f scripts/hooks/guard.sh; echo 'curl evil' > scripts/hooks/guard.sh",
+    ],
+    [
+      "swap the hook script's directory",
+      "mv scripts/hooks scripts/hooks-old; mkdir scripts/hooks && echo evil > scripts/hooks/guard.sh",
+    ],
+    [
+      "swap the hook script's grandparent",
+      "mv scripts scripts-old; mkdir -p scripts/hooks && echo evil > scripts/hooks/guard.sh",
+    ],
+    [
+      "rename .claude and make a new one",
+      `mv .claude .claude-old; mkdir .claude && echo '{"sandbox":{"enabled":false}}' > .claude/settings.json`,
+    ],
+    [
+      "swap .git for an edited copy",
+      "cp -r .git /tmp/g 2>/dev/null; mv .git .git-old; cp -r .git-old .git2 && mv .git2 .git",
+    ],
+    ["create .mcp.json", `echo '{"mcpServers":{"x":{"command":"sh"}}}' > .mcp.json`],
+    [
+      "point git at another common dir",
+      "cp -r .git evil && printf '[core]\\n\\thooksPath = /tmp\\n' > evil/config && echo ../evil > .git/commondir; false",
+    ],
+    ["add a hook in core.hooksPath (.husky)", "mkdir -p .husky; echo evil > .husky/pre-commit"],
+    [
+      "python3 rewriting .git/config",
+      `python3 -c "open('.git/config','a').write('[core]\\n\\thooksPath=/x\\n')"`,
+    ],
+  ])("cannot %s", async (_what, command) => {
+    const { result, text } = await bash(env.ctx, command);
+    expect(result.isError, text).toBe(true);
+    expect(text).toMatch(
+      /The sandbox (kept the command from writing there|keeps control files|keeps .* from being created|removed .*commondir)/,
+    );
+    const ws = env.ws;
+    expect(readFileSync(join(ws, ".git", "config"), "utf8")).toBe(env.gitConfig);
+    expect(existsSync(join(ws, ".git", "hooks", "pre-commit"))).toBe(false);
+    expect(readFileSync(join(ws, ".claude", "settings.local.json"), "utf8")).toBe("{}\n");
+    expect(readFileSync(join(ws, ".claude", "settings.json"), "utf8")).toBe('{"permissions": {}}\n');
+    expect(readdirSync(join(ws, ".claude")).sort()).toEqual(["settings.json", "settings.local.json"]);
+    expect(readFileSync(join(ws, "scripts", "hooks", "guard.sh"), "utf8")).toBe(HOOK);
+    expect(readdirSync(join(ws, ".husky"))).toEqual([]);
+    expect(existsSync(join(ws, ".mcp.json"))).toBe(false);
+    expect(existsSync(join(ws, ".git", "commondir"))).toBe(false);
+    for (const moved of [".claude-old", ".git-old", "scripts-old", "scripts/hooks-old"]) {
+      expect(existsSync(join(ws, moved)), moved).toBe(false);
+    }
+  });
+
+  it.each([
+    ["cat", "cat secrets/token.txt"],
+    ["python3", `python3 -c "print(open('sec' + 'rets/token.txt').read())"`],
+    ["a hard link", "ln secrets/token.txt copy.txt; cat copy.txt"],
+    ["a listing", "ls secrets"],
+    ["cat of an unanchored pattern's file", "cat app/config/.env"],
+    [
+      "python3 walking the tree",
+      `python3 -c "import os; print([open(os.path.join(d,f)).read() for d,_,fs in os.walk('.') for f in fs if f.endswith('env')])"`,
+    ],
+  ])("cannot read a Read-denied file with %s", async (_how, command) => {
+    const { result, text } = await bash(env.ctx, command);
+    expect(text).not.toContain(SECRET);
+    expect(text).not.toContain(ENV_SECRET);
+    expect(result.isError).toBe(true);
+    expect(text).toMatch(/sandbox hides|denied by/);
+    expect(readFileSync(join(env.ws, "secrets", "token.txt"), "utf8")).toBe(`${SECRET}\n`);
+  });
+
+  it("cannot reach a Unix socket of the host (a daemon that would run commands outside)", async () => {
+    const connections: number[] = [];
+    const path = join(env.outside, "agent.sock");
+    const server = createServer(() => connections.push(1));
+    await new Promise<void>((r) => server.listen(path, r));
+    try {
+      const { result } = await bash(
+        env.ctx,
+        `python3 -c "import socket; s = socket.socket(socket.AF_UNIX); s.connect('${path}'); print('connected')"`,
+      );
+      expect(result.isError).toBe(true);
+      expect(connections).toEqual([]);
+    } finally {
+      await new Promise((r) => server.close(r));
+      rmSync(path, { force: true });
+    }
+  });
+
+  it("cannot remount the file system writable, even as root: root inside is not root outside", async () => {
+    const { result, text } = await bash(
+      env.ctx,
+      "grep NoNewPrivs /proc/self/status; mount -o remount,rw / && touch /etc/cc-tools-pwned; unshare -r true && echo nested",
+    );
+    expect(result.isError).toBe(true);
+    expect(existsSync("/etc/cc-tools-pwned")).toBe(false);
+    expect(text).not.toContain("nested");
+    expect(text).toMatch(/NoNewPrivs:\s+1/);
+  });
+
+  it("leaves no process behind that outlives its command, however it detached", async () => {
+    const seconds = uniqueSeconds();
+    const { result } = await bash(
+      env.ctx,
+      `sleep ${seconds} & (setsid sleep ${seconds} &) ; nohup sleep ${seconds} >/dev/null 2>&1 & disown; echo started`,
+    );
+    expect(result.isError).toBe(false);
+    expect(await eventually(() => survivors(`sleep ${seconds}`).length === 0)).toBe(true);
+  });
+
+  it("still does the ordinary work: writes in the workspace and $TMPDIR, git commits, persistent cwd, background jobs", async () => {
+    const { ctx, ws } = setup({}, []);
+    let run = await bash(
+      ctx,
+      'mkdir -p work && cd work && echo data > f.txt && echo tmp > "$TMPDIR/t" && cat "$TMPDIR/t" && ' +
+        "git -c user.email=a@b -c user.name=n add f.txt && git -c user.email=a@b -c user.name=n commit -qm one && echo committed",
+    );
+    expect(run.text).toContain("tmp\ncommitted");
+    expect(readFileSync(join(ws, "work", "f.txt"), "utf8")).toBe("data\n");
+    run = await bash(ctx, "pwd");
+    expect(run.text).toBe(join(ws, "work"));
+    const started = await bash(ctx, "sleep 0.2; echo bg > bg.txt", { run_in_background: true });
+    expect(started.result.isError).toBe(false);
+    expect(await eventually(() => existsSync(join(ws, "work", "bg.txt")))).toBe(true);
+    expect(run.result.metadata).toMatchObject({ sandboxed: true });
+    // The placeholders that kept .mcp.json from being created are gone once nothing runs.
+    await bash(ctx, "cd ..");
+    expect(existsSync(join(ws, ".mcp.json"))).toBe(false);
+  });
+});
+
+describe("network", () => {
+  it("is off when no host is allowed: a loopback server of the host is unreachable", async () => {
+    const server = await loopbackServer("127.0.0.1");
+    const { ctx } = setup();
+    const { result, text } = await bash(ctx, `curl -sS --max-time 5 http://127.0.0.1:${server.port}/`);
+    expect(result.isError).toBe(true);
+    expect(server.requests).toEqual([]);
+    expect(text).toMatch(/The sandbox gives commands no network access/);
+    expect(text).toMatch(/sandbox\.network\.allowedDomains/);
+    expect(text).not.toMatch(/dangerouslyDisableSandbox/);
+  });
+
+  it("reaches an allowed host through the proxy and nothing else, in bypassPermissions mode too", async () => {
+    const allowed = await loopbackServer("127.0.0.2", "allowed body");
+    const other = await loopbackServer("127.0.0.3", "other body");
+    const { ctx } = setup({ network: { allowedDomains: ["127.0.0.2"], deniedDomains: [] } });
+    expect(ctx.permissionMode).toBe("bypassPermissions");
+    const ok = await bash(ctx, `curl -sS --max-time 10 http://127.0.0.2:${allowed.port}/x`);
+    expect(ok.text).toBe("allowed body");
+    expect(allowed.requests).toEqual([`GET /x host=127.0.0.2:${allowed.port}`]);
+
+    const attempts = [
+      `curl -sS --max-time 10 http://127.0.0.3:${other.port}/`,
+      `curl -sS --max-time 10 -p http://127.0.0.3:${other.port}/`,
+      `curl -sS --max-time 10 -H "Host: 127.0.0.3:${other.port}" http://127.0.0.2:${allowed.port}/`,
+      `curl -sS --max-time 10 "http://127.0.0.2@127.0.0.3:${other.port}/"`,
+      `ALL_PROXY=http://127.0.0.3:${other.port} HTTP_PROXY= http_proxy= curl -sS --max-time 5 --noproxy '' http://127.0.0.3:${other.port}/`,
+      `curl -sS --max-time 5 --noproxy '*' http://127.0.0.2:${allowed.port}/direct`,
+    ];
+    for (const command of attempts) {
+      const { text } = await bash(ctx, `${command}; echo "exit=$?"`);
+      expect(text, command).not.toContain("other body");
+      expect(text, command).not.toMatch(/exit=0$/);
+    }
+    expect(other.requests).toEqual([]);
+    expect(allowed.requests).toHaveLength(1);
+    const blocked = await bash(ctx, `curl -sS --max-time 10 http://127.0.0.3:${other.port}/`);
+    expect(blocked.text).toMatch(/The sandbox blocked network access: 127\.0\.0\.3/);
+    expect(blocked.text).toMatch(/sandbox\.network\.allowedDomains/);
+  });
+
+  it("opens hosts named by WebFetch(domain:…) allow rules", async () => {
+    const allowed = await loopbackServer("127.0.0.2", "via rule");
+    const { ctx } = setup({}, [["allow", "WebFetch(domain:127.0.0.2)"]]);
+    const { text } = await bash(ctx, `curl -sS --max-time 10 http://127.0.0.2:${allowed.port}/`);
+    expect(text).toBe("via rule");
+  });
+});

@@ -1,0 +1,279 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { PermissionHandler, PermissionRequest } from "../../src/permissions/types.js";
+import { findTool } from "../../src/registry.js";
+import { bwrapArgs } from "../../src/sandbox/bwrap.js";
+import { holdPlaceholders, isPlaceholder } from "../../src/sandbox/placeholder.js";
+import { buildPolicy, hookScripts, type SandboxPolicy } from "../../src/sandbox/policy.js";
+import { sbplString, seatbeltProfile } from "../../src/sandbox/seatbelt.js";
+import { loadSettings, readJsonFile, SettingsError } from "../../src/settings/load.js";
+import { tempDir } from "../helpers/context.js";
+import { sandboxContext, sandboxSettings } from "./helpers.js";
+
+const policy: SandboxPolicy = {
+  writable: ["/ws", "/tmp/s"],
+  pinned: ["/ws/a"],
+  readOnly: ["/ws/.git/config", "/ws/.claude"],
+  placeholders: ["/ws/.mcp.json"],
+  forbidden: [],
+  masked: [
+    { path: "/ws/secrets", kind: "dir", why: "Read deny rule Read(./secrets/**)" },
+    { path: "/ws/.env", kind: "file", why: "Read deny rule Read(.env)" },
+  ],
+  unmasked: ["/ws/secrets/public"],
+  network: { allowedDomains: [], deniedDomains: [] },
+  tmpDir: "/tmp/s/tmp",
+  cacheDir: "/c",
+};
+
+describe("bubblewrap arguments", () => {
+  it("layer read-only root, writable places, pins, control files, masks, then re-allowed reads, and isolate", () => {
+    const args = bwrapArgs(
+      policy,
+      "/m/f",
+      { cwd: "/ws", disableUserns: true, sockets: { dirs: ["/tmp/tmux-0"], files: ["/tmp/x.sock"] } },
+      ["bash", "-c", "echo"],
+    ).join(" ");
+    const order = [
+      "--ro-bind / /",
+      "--perms 0000 --tmpfs /tmp/tmux-0",
+      "--ro-bind /dev/null /tmp/x.sock",
+      "--bind /ws /ws",
+      "--bind /ws/a /ws/a",
+      "--ro-bind /ws/.claude /ws/.claude",
+      "--ro-bind /ws/.git/config /ws/.git/config",
+      "--perms 0000 --tmpfs /ws/secrets",
+      "--ro-bind /ws/secrets/public /ws/secrets/public",
+      "--unshare-user",
+      "--unshare-net",
+      "--die-with-parent",
+      "--cap-drop ALL",
+      "--disable-userns",
+      "--chdir /ws -- bash -c echo",
+    ].map((part) => args.indexOf(part));
+    expect(
+      order.every((i) => i >= 0),
+      args,
+    ).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+    expect(args).toContain("--ro-bind /m/f /ws/.env");
+    expect(args).toContain("--ro-bind /ws/.mcp.json /ws/.mcp.json");
+  });
+});
+
+describe("the macOS profile (generated and checked here; sandbox-exec cannot run on Linux)", () => {
+  it("denies writes except the writable places, then the control files and pinned directory entries", () => {
+    const profile = seatbeltProfile(policy, 4242);
+    const lines = profile.trim().split("\n");
+    expect(lines[0]).toBe("(version 1)");
+    const at = (needle: string) => lines.findIndex((l) => l.includes(needle));
+    expect(at("(deny file-write*)")).toBeLessThan(at('(allow file-write* (subpath "/ws")'));
+    expect(at('(allow file-write* (subpath "/ws")')).toBeLessThan(
+      at('(deny file-write* (subpath "/ws/.git/config")'),
+    );
+    expect(profile).toContain('(deny file-write-unlink file-write-create file-write-mode (literal "/ws/a"))');
+    expect(profile).toContain('(deny file-read* file-write* (subpath "/ws/secrets") (literal "/ws/.env"))');
+    expect(profile).toContain('(allow network-outbound (remote ip "localhost:4242"))');
+    expect(at("(deny network*)")).toBeLessThan(at("localhost:4242"));
+    // Balanced parentheses outside string literals: a profile sandbox-exec cannot parse fails every command.
+    let depth = 0;
+    for (const char of profile.replace(/"(?:\\.|[^"\\])*"/g, '""')) {
+      depth += char === "(" ? 1 : char === ")" ? -1 : 0;
+      expect(depth).toBeGreaterThanOrEqual(0);
+    }
+    expect(depth).toBe(0);
+    expect(seatbeltProfile(policy, undefined)).not.toContain("localhost:4242");
+  });
+
+  it("escapes quotes and backslashes in paths and refuses NUL", () => {
+    expect(sbplString('/a "b"\\c')).toBe('"/a \\"b\\"\\\\c"');
+    expect(() => sbplString("/a\0b")).toThrow(/NUL/);
+  });
+});
+
+describe("the policy of a workspace", () => {
+  it("pins every directory between the workspace and a hook script, and keeps missing control files from being made", () => {
+    const ws = tempDir();
+    execFileSync("git", ["init", "-q", ws]);
+    mkdirSync(join(ws, "tools", "hooks"), { recursive: true });
+    writeFileSync(join(ws, "tools", "hooks", "h.sh"), "exit 0\n");
+    const config = sandboxSettings(
+      ws,
+      {},
+      [
+        ["allow", "WebFetch(domain:registry.npmjs.org)"],
+        ["deny", "WebFetch(domain:evil.com)"],
+      ],
+      {
+        hooks: {
+          PreToolUse: [
+            {
+              matcher: "Bash",
+              hooks: [
+                {
+                  type: "command",
+                  command: ["bash ${", "CLAUDE_PROJECT_DIR}/tools/hooks/h.sh --x"].join(""),
+                },
+              ],
+            },
+          ],
+          PostToolUse: [],
+        },
+      },
+    );
+    const built = buildPolicy(sandboxContext(ws, config));
+    expect(built.pinned).toEqual(
+      expect.arrayContaining([join(ws, "tools"), join(ws, "tools", "hooks"), join(ws, ".git")]),
+    );
+    expect(built.readOnly).toEqual(
+      expect.arrayContaining([
+        join(ws, "tools", "hooks", "h.sh"),
+        join(ws, ".git", "config"),
+        join(ws, ".git", "hooks"),
+      ]),
+    );
+    expect(built.placeholders).toEqual(expect.arrayContaining([join(ws, ".claude"), join(ws, ".mcp.json")]));
+    expect(built.network).toEqual({ allowedDomains: ["registry.npmjs.org"], deniedDomains: ["evil.com"] });
+    expect(built.writable).toContain(ws);
+  });
+
+  it("finds the files a hook command names", () => {
+    expect(hookScripts('"$CLAUDE_PROJECT_DIR"/.claude/hooks/a.sh arg', "/p")).toEqual([
+      "/p/.claude/hooks/a.sh",
+    ]);
+    expect(hookScripts("python3 scripts/check.py -v", "/p")).toEqual(["/p/scripts/check.py"]);
+    expect(hookScripts("jq -r .tool_name", "/p")).toEqual([]);
+  });
+});
+
+describe("placeholders shared between processes", () => {
+  it("stay while another live process holds them, and go once only dead ones did", () => {
+    const ws = tempDir();
+    const path = join(ws, ".mcp.json");
+    mkdirSync(path);
+    writeFileSync(join(path, `.cc-tools-sandbox-${process.ppid}`), "");
+    holdPlaceholders([path])();
+    expect(existsSync(path)).toBe(true);
+    expect(isPlaceholder(path)).toBe(true);
+    rmSync(join(path, `.cc-tools-sandbox-${process.ppid}`));
+    // A pid above the kernel's maximum is never alive: a killed run's marker.
+    writeFileSync(join(path, ".cc-tools-sandbox-99999999"), "");
+    holdPlaceholders([path])();
+    expect(existsSync(path)).toBe(false);
+  });
+});
+
+describe("the sandbox settings block", () => {
+  function load(sandbox: unknown) {
+    const ws = tempDir();
+    mkdirSync(join(ws, ".claude"));
+    writeFileSync(join(ws, ".claude", "settings.json"), JSON.stringify({ sandbox }));
+    return { ws, settings: loadSettings(ws, { CLAUDE_CONFIG_DIR: join(ws, "no-user-config") }) };
+  }
+
+  it("reads Claude Code's keys, resolving paths: / and // absolute, ~/ home, others in the project", () => {
+    const { ws, settings } = load({
+      enabled: true,
+      autoAllowBashIfSandboxed: false,
+      excludedCommands: ["docker"],
+      network: { allowedDomains: ["*.Example.com"], allowLocalBinding: true },
+      filesystem: { allowWrite: ["/tmp/build", "//opt/x", "~/.kube", "out"], denyRead: ["./keys"] },
+    });
+    expect(settings.sandbox).toMatchObject({
+      enabled: true,
+      autoAllowBashIfSandboxed: false,
+      excludedCommands: ["docker"],
+      network: { allowedDomains: ["*.example.com"] },
+      filesystem: {
+        allowWrite: ["/tmp/build", "/opt/x", join(homedir(), ".kube"), join(ws, "out")],
+        denyRead: [join(ws, "keys")],
+      },
+      ignoredKeys: ["sandbox.network.allowLocalBinding"],
+    });
+  });
+
+  it("reads an empty directory left where a control file belongs (a killed run's placeholder) as no file", () => {
+    const ws = tempDir();
+    mkdirSync(join(ws, ".mcp.json"));
+    expect(readJsonFile(join(ws, ".mcp.json"))).toBeUndefined();
+    writeFileSync(join(ws, ".mcp.json", "x"), "");
+    expect(() => readJsonFile(join(ws, ".mcp.json"))).toThrow(SettingsError);
+  });
+
+  it("refuses a misspelt key or a wrong type, naming the file", () => {
+    expect(() => load({ enable: true })).toThrow(SettingsError);
+    expect(() => load({ enable: true })).toThrow(/"sandbox\.enable" is not a sandbox setting/);
+    expect(() => load({ enabled: "yes" })).toThrow(/sandbox\.enabled" must be true or false/);
+    expect(() => load({ network: { allowedDomains: ["http://x.com/"] } })).toThrow(/not a host name/);
+  });
+});
+
+describe("permissions with the sandbox on", () => {
+  function asking(): PermissionHandler & { asked: PermissionRequest[] } {
+    const asked: PermissionRequest[] = [];
+    return {
+      name: "recorder",
+      asked,
+      ask: async (request) => {
+        asked.push(request);
+        return { behavior: "deny" };
+      },
+    };
+  }
+  const bashTool = findTool("Bash")!;
+
+  it("runs a sandboxed command without asking in default and acceptEdits modes, but not past deny or ask rules", async () => {
+    const ws = tempDir();
+    const handler = asking();
+    const config = sandboxSettings(ws, {}, [
+      ["deny", "Bash(rm:*)"],
+      ["ask", "Bash(git push:*)"],
+    ]);
+    for (const mode of ["default", "acceptEdits"] as const) {
+      const ctx = sandboxContext(ws, config, {
+        permissionMode: mode,
+        permissionHandler: handler,
+      });
+      expect(await ctx.checkPermission(bashTool, { command: "make test" })).toMatchObject({
+        behavior: "allow",
+        reason: expect.stringMatching(/autoAllowBashIfSandboxed/),
+      });
+      expect((await ctx.checkPermission(bashTool, { command: "rm -rf build" })).behavior).toBe("deny");
+      expect((await ctx.checkPermission(bashTool, { command: "git push origin main" })).behavior).toBe(
+        "deny",
+      );
+    }
+    expect(handler.asked.map((r) => (r.input as { command: string }).command)).toEqual([
+      "git push origin main",
+      "git push origin main",
+    ]);
+  });
+
+  it("asks for a command that leaves the sandbox, unless allowUnsandboxedCommands is false", async () => {
+    const ws = tempDir();
+    const handler = asking();
+    const options = { permissionMode: "default" as const, permissionHandler: handler, nonInteractive: false };
+    let ctx = sandboxContext(ws, sandboxSettings(ws, { excludedCommands: ["docker"] }), options);
+    await ctx.checkPermission(bashTool, { command: "make", dangerouslyDisableSandbox: true });
+    await ctx.checkPermission(bashTool, { command: "cd x && docker ps" });
+    expect(handler.asked).toHaveLength(2);
+    ctx = sandboxContext(ws, sandboxSettings(ws, { allowUnsandboxedCommands: false }), options);
+    expect(
+      (await ctx.checkPermission(bashTool, { command: "make", dangerouslyDisableSandbox: true })).behavior,
+    ).toBe("allow");
+    ctx = sandboxContext(ws, sandboxSettings(ws, { autoAllowBashIfSandboxed: false }), options);
+    await ctx.checkPermission(bashTool, { command: "make" });
+    ctx = sandboxContext(ws, sandboxSettings(ws, { enabled: false }), options);
+    await ctx.checkPermission(bashTool, { command: "make" });
+    expect(handler.asked).toHaveLength(4);
+  });
+
+  it("leaves plan mode's refusal alone", async () => {
+    const ws = tempDir();
+    const ctx = sandboxContext(ws, sandboxSettings(ws), { permissionMode: "plan" });
+    expect((await ctx.checkPermission(bashTool, { command: "make" })).behavior).toBe("deny");
+  });
+});
