@@ -76,7 +76,7 @@ function target(r: BenchRow): string {
   return [
     r.targetRatio !== undefined ? `≤ ${r.targetRatio}x base` : "",
     r.targetPeerRatio !== undefined && r.peerMs !== undefined ? `≤ ${r.targetPeerRatio}x peer` : "",
-    r.targetMs !== undefined ? `≤ ${r.targetMs} ms` : "",
+    r.targetMs !== undefined ? `≤ ${ms(r.targetMs)} ms` : "",
   ]
     .filter(Boolean)
     .join(", ");
