@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { performance } from "node:perf_hooks";
 
 /** One line of `npm run bench`: our time against a baseline's, measured in the same run. */
@@ -11,12 +12,68 @@ export interface BenchRow {
   /** Largest acceptable absolute time for ours, where the issue sets one. */
   targetMs?: number;
   note?: string;
+  /** An installed peer doing the same work in the same run (an MCP server a user could pick instead). */
+  peer?: string;
+  peerMs?: number;
+  /** Largest acceptable ours/peer ratio. */
+  targetPeerRatio?: number;
+  /** Files in the tree searched, for the scale rows' cost per 1k files. */
+  files?: number;
+  /** Peak RSS of our server's process tree during this series, and of the peer's, in MB. */
+  peakRssMb?: number;
+  peerPeakRssMb?: number;
+}
+
+/** Resident memory of a server, ours against the peer's, in MB. */
+export interface MemoryRow {
+  name: string;
+  oursMb: number;
+  peer?: string;
+  peerMb?: number;
+  targetMb?: number;
 }
 
 export type Report = (row: BenchRow) => void;
 
+export interface BenchOptions {
+  /** A fast pass: fewer runs, no 50k-file tree. */
+  quick: boolean;
+  /** The user's own tree for the corpus rows (`--tree DIR`) instead of the one built from node_modules. */
+  tree?: string;
+  memory: (row: MemoryRow) => void;
+  /** A line for the report's header: corpus sizes, versions. */
+  info: (line: string) => void;
+}
+
 /** A benchmark module: bench/<area>.ts default-exports one of these. */
-export type Bench = (report: Report) => Promise<void>;
+export type Bench = (report: Report, options: BenchOptions) => Promise<void>;
+
+const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
+
+/**
+ * Runs every contestant once per round, in turn, so drift in machine load hits all alike; returns each
+ * one's median. A contestant that is undefined (a peer not installed) is skipped.
+ */
+export async function timeInterleaved<K extends string>(
+  contestants: Partial<Record<K, (() => Promise<unknown> | unknown) | undefined>>,
+  runs = 15,
+  warmup = 3,
+): Promise<Record<K, number>> {
+  const entries = Object.entries(contestants).filter(([, fn]) => fn !== undefined) as Array<
+    [K, () => Promise<unknown> | unknown]
+  >;
+  const samples = new Map<K, number[]>(entries.map(([k]) => [k, []]));
+  for (let i = 0; i < warmup + runs; i++) {
+    for (const [key, fn] of entries) {
+      const start = performance.now();
+      await fn();
+      if (i >= warmup) samples.get(key)!.push(performance.now() - start);
+    }
+  }
+  const out = {} as Record<K, number>;
+  for (const [key, xs] of samples) out[key] = median(xs);
+  return out;
+}
 
 /**
  * Median wall time of `fn` over `runs` runs after `warmup` unmeasured ones. Medians, not means: the
@@ -64,4 +121,23 @@ export async function timePair(
   }
   const median = (xs: number[]) => xs.sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
   return { oursMs: median(a), baselineMs: median(b) };
+}
+
+/**
+ * Runs a command as a shell would with nothing on stdin (rg with no path and a pipe on stdin would search
+ * stdin), collecting its output as a caller would. Resolves with the output size; exit codes 0 and 1 (rg's
+ * "nothing matched") count as success.
+ */
+export function runCommand(command: string, args: string[], cwd?: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd, stdio: ["ignore", "pipe", "ignore"] });
+    let bytes = 0;
+    child.stdout.on("data", (chunk: Buffer) => {
+      bytes += chunk.length;
+    });
+    child.on("error", reject);
+    child.on("close", (code) =>
+      code === 0 || code === 1 ? resolve(bytes) : reject(new Error(`${command} exited with ${code}`)),
+    );
+  });
 }

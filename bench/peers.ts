@@ -1,0 +1,213 @@
+/**
+ * cc-tools beside its peers, over MCP stdio, in one interleaved run: each round calls our server, the peer
+ * (@modelcontextprotocol/server-filesystem, where installed) and the raw tool in turn, so drift in machine
+ * load hits all alike. Rows: cold start and idle RSS, Read vs read_text_file vs `cat`, Grep vs `rg -l` and
+ * `rg -n`, Glob vs search_files vs `rg --files -g`, Edit of one line in 10 MiB vs edit_file vs `sed -i`,
+ * Bash vs `bash -c`. The peak RSS of each server's process tree is sampled during every series.
+ */
+import { copyFileSync, existsSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { findRipgrep } from "../src/search/ripgrep.js";
+import { type Bench, runCommand, timeInterleaved } from "./lib.js";
+import { corpus, GLOB, mib, NEEDLE, writeFixtures } from "./support/corpus.js";
+import { CLI, FILESYSTEM, sampleRss, startServer, treeRssMb } from "./support/mcp-client.js";
+
+const PEER = "server-filesystem";
+
+const bench: Bench = async (report, options) => {
+  const rg = await findRipgrep();
+  if (!rg) throw new Error("bench/peers.ts needs ripgrep (the @vscode/ripgrep package or rg on PATH)");
+  const hasPeer = existsSync(FILESYSTEM);
+  const runs = options.quick ? 7 : 15;
+  const tree = corpus(options.tree);
+  options.info(`corpus: ${tree.files} files, ${mib(tree.bytes)} MiB (${tree.dir})`);
+  const fixtures = realpathSync(mkdtempSync(join(tmpdir(), "cc-tools-bench-peers-")));
+  const ourArgs = [CLI, "mcp", "--cwd", tree.dir, "--permission-mode", "bypassPermissions"];
+  const peerArgs = [FILESYSTEM, tree.dir, fixtures];
+
+  // Cold start: spawn → initialize → tools/list answered; the floor is spawning node itself.
+  const cold = { ours: [] as number[], peer: [] as number[], node: [] as number[], rss: [] as number[] };
+  const peerRss: number[] = [];
+  const coldRuns = options.quick ? 5 : 11;
+  for (let i = 0; i <= coldRuns; i++) {
+    const ours = await startServer(ourArgs);
+    const rss = treeRssMb(ours.client.pid);
+    await ours.client.close();
+    const peer = hasPeer ? await startServer(peerArgs) : undefined;
+    const theirRss = peer ? treeRssMb(peer.client.pid) : 0;
+    await peer?.client.close();
+    const start = performance.now();
+    await runCommand(process.execPath, ["-e", "0"]);
+    if (i === 0) continue; // warm-up: disk cache
+    cold.node.push(performance.now() - start);
+    cold.ours.push(ours.ms);
+    cold.rss.push(rss);
+    if (peer) {
+      cold.peer.push(peer.ms);
+      peerRss.push(theirRss);
+    }
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  report({
+    name: "cold start (spawn → tools/list)",
+    baseline: "node -e 0",
+    oursMs: median(cold.ours),
+    baselineMs: median(cold.node),
+    ...(hasPeer ? { peer: PEER, peerMs: median(cold.peer), targetPeerRatio: 0.25 } : {}),
+  });
+  options.memory({
+    name: "RSS after start (idle)",
+    oursMb: median(cold.rss),
+    ...(hasPeer ? { peer: PEER, peerMb: median(peerRss) } : {}),
+    targetMb: 60,
+  });
+
+  const ours = (await startServer(ourArgs)).client;
+  const peer = hasPeer ? (await startServer(peerArgs)).client : undefined;
+  let seriesPeak = 0;
+  let peerSeriesPeak = 0;
+  /** One interleaved series with both servers' peak RSS sampled while it runs. */
+  const series = async (
+    contestants: {
+      ours: () => Promise<unknown>;
+      peer?: () => Promise<unknown>;
+      baseline: () => Promise<unknown>;
+    },
+    n = runs,
+  ) => {
+    const sampler = sampleRss(peer ? [ours.pid, peer.pid] : [ours.pid]);
+    const times = await timeInterleaved(contestants, n, 3);
+    const [peakRssMb, peerPeakRssMb] = sampler.stop();
+    seriesPeak = Math.max(seriesPeak, peakRssMb!);
+    peerSeriesPeak = Math.max(peerSeriesPeak, peerPeakRssMb ?? 0);
+    return {
+      oursMs: times.ours,
+      baselineMs: times.baseline,
+      peakRssMb,
+      ...(peer ? { peer: PEER, peerMs: times.peer, peerPeakRssMb } : {}),
+    };
+  };
+  const rgRaw = (args: string[]) => () => runCommand(rg, ["--no-config", ...args], tree.dir);
+
+  try {
+    const { lines2k, big, bigLines } = writeFixtures(fixtures);
+    report({
+      name: "Read 2000-line file",
+      baseline: "cat",
+      ...(await series(
+        {
+          ours: () => ours.call("Read", { file_path: lines2k }),
+          peer: peer && (() => peer.call("read_text_file", { path: lines2k })),
+          baseline: () => runCommand("cat", [lines2k]),
+        },
+        runs * 3,
+      )),
+      targetRatio: 1.0,
+      targetPeerRatio: 1.0,
+    });
+
+    report({
+      name: `Grep files_with_matches "${NEEDLE}"`,
+      baseline: "rg -l",
+      files: tree.files,
+      ...(await series({
+        ours: () => ours.call("Grep", { pattern: NEEDLE }),
+        baseline: rgRaw(["-l", NEEDLE]),
+      })),
+      targetRatio: 1.0,
+    });
+    report({
+      name: `Grep content "${NEEDLE}"`,
+      baseline: "rg -n",
+      files: tree.files,
+      ...(await series({
+        ours: () => ours.call("Grep", { pattern: NEEDLE, output_mode: "content", "-n": true }),
+        baseline: rgRaw(["-n", NEEDLE]),
+      })),
+      targetRatio: 1.0,
+    });
+    report({
+      name: `Glob ${GLOB}`,
+      baseline: "rg --files -g",
+      files: tree.files,
+      ...(await series(
+        {
+          ours: () => ours.call("Glob", { pattern: GLOB }),
+          peer: peer && (() => peer.call("search_files", { path: tree.dir, pattern: GLOB })),
+          baseline: rgRaw(["--files", "-g", GLOB]),
+        },
+        options.quick ? 3 : 7,
+      )),
+      targetRatio: 1.0,
+      targetPeerRatio: 1.0,
+    });
+
+    // Edit: each contestant flips the middle line of its own copy back and forth, so every run changes it.
+    const mid = Math.floor(bigLines / 2);
+    const copies = { ours: big, peer: `${big}.peer`, sed: `${big}.sed` };
+    copyFileSync(big, copies.peer);
+    copyFileSync(big, copies.sed);
+    const flipper = () => {
+      let flip = false;
+      return () => {
+        const pair = flip ? [`value_${mid}_x =`, `value_${mid} =`] : [`value_${mid} =`, `value_${mid}_x =`];
+        flip = !flip;
+        return pair as [string, string];
+      };
+    };
+    const [oursFlip, peerFlip, sedFlip] = [flipper(), flipper(), flipper()];
+    await ours.call("Read", { file_path: copies.ours, limit: 1 });
+    report({
+      name: "Edit one line of a 10 MiB file",
+      baseline: "sed -i",
+      ...(await series(
+        {
+          ours: () => {
+            const [old_string, new_string] = oursFlip();
+            return ours.call("Edit", { file_path: copies.ours, old_string, new_string });
+          },
+          peer:
+            peer &&
+            (() => {
+              const [oldText, newText] = peerFlip();
+              return peer.call("edit_file", { path: copies.peer, edits: [{ oldText, newText }] });
+            }),
+          baseline: () => {
+            const [from, to] = sedFlip();
+            return runCommand("sed", ["-i", `s/${from}/${to}/`, copies.sed]);
+          },
+        },
+        options.quick ? 5 : 11,
+      )),
+      targetRatio: 1.0,
+      targetPeerRatio: 1.0,
+    });
+
+    report({
+      name: "Bash echo hi",
+      baseline: "bash -c",
+      ...(await series(
+        {
+          ours: () => ours.call("Bash", { command: "echo hi" }),
+          baseline: () => runCommand("bash", ["-c", "echo hi"], tree.dir),
+        },
+        options.quick ? 15 : 45,
+      )),
+      targetRatio: 1.1,
+    });
+
+    options.memory({
+      name: "peak RSS over the series",
+      oursMb: seriesPeak,
+      ...(peer ? { peer: PEER, peerMb: peerSeriesPeak } : {}),
+      targetMb: 100,
+    });
+  } finally {
+    await ours.close();
+    await peer?.close();
+    rmSync(fixtures, { recursive: true, force: true });
+  }
+};
+
+export default bench;
