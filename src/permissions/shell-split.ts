@@ -328,6 +328,8 @@ class BashParser {
         this.i++;
         return;
       } else if (c === "(") {
+        // `(\<newline>(` is `((`, an arithmetic command, once bash drops the continuation.
+        if (next === "\\" && src[this.i + 2] === "\n") refuse("a line continuation right after `(`");
         if (next === "(") {
           this.i += 2;
           this.parseArithmetic("))");
@@ -912,6 +914,9 @@ class BashParser {
     // Bash drops `\<newline>` before it looks at what follows `$` (also in double quotes and here-doc
     // bodies), so `"$\<newline>(cmd)"` runs cmd and `$\<newline>X` expands X.
     if (next === "\\" && src[this.i + 2] === "\n") refuse("a line continuation right after `$`");
+    // `$(\<newline>(` is `$((`, arithmetic, once bash drops the continuation (found by the fuzzer).
+    if (next === "(" && src[this.i + 2] === "\\" && src[this.i + 3] === "\n")
+      refuse("a line continuation right after `$(`");
     if ((next === "'" || next === '"') && context !== "unquoted") {
       // biome-ignore lint/suspicious/noTemplateCurlyInString: bash syntax in a message, not a template
       if (context === "brace") refuse("a `$'…'` or `$\"…\"` string inside `${…}`");

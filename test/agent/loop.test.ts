@@ -551,7 +551,7 @@ describe("Task sub-agents", () => {
     );
     expect(sub.system).not.toContain("Agent types for the Task tool");
     const byModel = ctx.costTracker.byModel();
-    expect([...byModel.keys()].sort()).toEqual(["claude-haiku-5-5", "claude-sonnet-4-5"]);
+    expect([...byModel.keys()].sort()).toEqual(["claude-haiku-5-5", "claude-sonnet-5-5"]);
     expect(byModel.get("claude-haiku-5-5")!.inputTokens).toBe(2_000);
     const sum = [...byModel].reduce((total, [model, usage]) => total + costOf(model, usage)!, 0);
     expect(totalCost(ctx.costTracker)).toBeCloseTo(sum, 10);
@@ -726,7 +726,7 @@ describe("models on another provider", () => {
     );
     await agent.run("go", new AbortController().signal);
     await runtime.complete({ prompt: "one-shot" }, new AbortController().signal);
-    expect(new Set(stand.requests.map((r) => r.model))).toEqual(new Set(["claude-sonnet-4-5"]));
+    expect(new Set(stand.requests.map((r) => r.model))).toEqual(new Set(["claude-sonnet-5-5"]));
     expect(stand.requests).toHaveLength(4);
   });
 });

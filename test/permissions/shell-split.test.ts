@@ -200,6 +200,13 @@ describe("splitBash: assignments and redirections", () => {
     expect(split.ok && split.commands.flatMap((c) => c.reads)).toEqual(expected);
   });
 
+  it("refuses a continuation that joins ( and ( into arithmetic, which evaluates subscripts (found by the fuzzer)", () => {
+    // `printf -v v 'a[$(cmd)]'` then `$((v))`: evaluating v's subscript runs cmd.
+    expect(splitBash("printf -v v %s 'a[{$(pa h)]'; echo $(\\\n(v))").ok).toBe(false);
+    expect(splitBash("(\\\n(v))").ok).toBe(false);
+    expect(splitBash("echo $(ls)").ok).toBe(true);
+  });
+
   it("refuses a quoted word after <& or >&, which bash takes for a file name (found by the fuzzer)", () => {
     // `>&3-""` creates a file named 3- in bash; read as a descriptor copy it would be an unseen write.
     expect(splitBash('>&3-""').ok).toBe(false);
