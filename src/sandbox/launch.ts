@@ -290,7 +290,16 @@ export async function sandboxLaunch(
         proxy = new FilteringProxy(policy.network, { path: socket });
         await proxy.ready;
         Object.assign(env, proxyEnv(`http://127.0.0.1:${BRIDGE_PORT}`));
-        command = [process.execPath, "-e", BRIDGE_SOURCE, "--", String(BRIDGE_PORT), socket, ...command];
+        command = [
+          process.execPath,
+          "--no-warnings",
+          "-e",
+          BRIDGE_SOURCE,
+          "--",
+          String(BRIDGE_PORT),
+          socket,
+          ...command,
+        ];
       }
       const keep = [...policy.writable, policy.cacheDir, ...(proxyDir ? [proxyDir] : [])];
       const sockets = socketsToHide(keep);
