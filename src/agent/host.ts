@@ -9,6 +9,7 @@ import {
 } from "../core/host.js";
 import { log } from "../core/log.js";
 import type { PermissionHandler } from "../core/permission.js";
+import { inboxSlot } from "../messages/inbox.js";
 import { autoHandler } from "../permissions/handlers.js";
 import type { AgentRuntime } from "./runtime.js";
 
@@ -23,45 +24,20 @@ export interface AgentTerminal {
 }
 
 /**
- * What reaches the main conversation between its model calls: messages (from sub-agents, other senders) and
- * prompts of cron jobs. The loop reads it before each call; an idle interactive session runs it as a turn.
- */
-export class Inbox {
-  private readonly items: string[] = [];
-  private readonly listeners = new Set<() => void>();
-
-  push(text: string): void {
-    this.items.push(text);
-    for (const listener of this.listeners) listener();
-  }
-
-  take(): string[] {
-    return this.items.splice(0);
-  }
-
-  get size(): number {
-    return this.items.length;
-  }
-
-  onArrival(listener: () => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-}
-
-/**
  * The agent CLI's host: the model (Task, WebFetch's prompt), a person when there is a terminal (permissions,
  * questions, plan approval), messages between the main conversation and its sub-agents, and cron prompts
  * delivered into the conversation.
  */
 export function agentHost(options: {
   runtime: AgentRuntime;
-  inbox: Inbox;
   /** The main conversation's context, once it exists (sub-agents are found through its session). */
   mainContext: () => ToolContext | undefined;
   terminal?: AgentTerminal;
 }): Host {
-  const { runtime, inbox, terminal } = options;
+  const { runtime, terminal } = options;
+  // What reaches the main conversation between its model calls: messages, sub-agents' answers, cron prompts.
+  const toMain = (from: string, message: string, summary?: string) =>
+    options.mainContext()?.session.get(inboxSlot).deliver({ from, to: MAIN_CONVERSATION, message, summary });
   const parts: HostParts = {
     name: terminal ? "agent (terminal)" : "agent (print)",
     permissions: terminal?.permissions ?? autoHandler,
@@ -73,9 +49,7 @@ export function agentHost(options: {
     },
     deliverMessage: (message) => {
       if (message.to === MAIN_CONVERSATION) {
-        inbox.push(
-          `Message from ${message.from}${message.summary ? ` (${message.summary})` : ""}:\n${message.message}`,
-        );
+        toMain(message.from, message.message, message.summary);
         return true;
       }
       const ctx = options.mainContext();
@@ -84,13 +58,13 @@ export function agentHost(options: {
       void runtime
         .continueSubagent(ctx, message.to, message.message, new AbortController().signal)
         .then((result) => {
-          if (result) inbox.push(`Message from ${message.to}:\n${result.text}`);
+          if (result) toMain(message.to, result.text);
         })
         .catch((error: unknown) => log.warn(`sub-agent ${message.to} failed on a message`, error));
       return true;
     },
     runPrompt: async (prompt, origin) => {
-      inbox.push(`Scheduled prompt (${origin.kind} ${origin.id}):\n${prompt}`);
+      toMain(`${origin.kind} ${origin.id}`, prompt, "scheduled prompt");
     },
   };
   if (terminal) {

@@ -62,8 +62,6 @@ export interface AgentConfig {
   /** The hook event run when the agent wants to stop: Stop for the main conversation, SubagentStop for others. */
   stopEvent?: "Stop" | "SubagentStop";
   retry?: Partial<RetryPolicy>;
-  /** Text that arrived for this conversation (messages, cron prompts), read before each model call. */
-  inbox?: () => string[];
 }
 
 export type AgentStop = "end_turn" | "max_turns" | "cancelled" | "error" | "blocked";
@@ -259,8 +257,9 @@ export class Agent {
 
   /** Messages and prompts that arrived since the last call join the latest user message. */
   private takeInbox(): void {
-    // By default, the messages SendMessage delivered to this conversation's session (src/messages/inbox.ts).
-    const arrived = this.config.inbox?.() ?? sessionMessages(this.ctx);
+    // What the host delivered to this conversation's session (src/messages/inbox.ts): messages, sub-agents'
+    // answers, cron prompts.
+    const arrived = sessionMessages(this.ctx);
     if (arrived.length === 0) return;
     const last = this.messages.at(-1);
     const parts = arrived.map((text) => ({ type: "text" as const, text }));

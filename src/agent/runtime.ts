@@ -147,7 +147,6 @@ export class AgentRuntime implements ModelAccess {
       instructions?: string;
       stopEvent?: "Stop" | "SubagentStop";
       maxTurns?: number;
-      inbox?: () => string[];
     } = {},
   ): Promise<Agent> {
     return new Agent({
@@ -165,7 +164,6 @@ export class AgentRuntime implements ModelAccess {
       contextWindow: this.options.contextWindow,
       retry: this.options.retry,
       stopEvent: overrides.stopEvent,
-      inbox: overrides.inbox,
     });
   }
 

@@ -1,11 +1,12 @@
 import { constants } from "node:os";
-import { type AgentTerminal, agentHost, Inbox } from "../agent/host.js";
+import { type AgentTerminal, agentHost, MAIN_CONVERSATION } from "../agent/host.js";
 import type { Agent, AgentEvent, AgentRunResult } from "../agent/loop.js";
 import { costReport, totalCost } from "../agent/prices.js";
 import { AgentRuntime, chooseModel, providerFromEnv } from "../agent/runtime.js";
 import type { ToolContext } from "../core/context.js";
 import { Session } from "../core/session.js";
 import { runHooks } from "../hooks/run.js";
+import { type Inbox, inboxSlot } from "../messages/inbox.js";
 import { SettingsError, userConfigDir } from "../settings/load.js";
 import type { AgentFlags } from "./commands/agent.js";
 import { contextFromFlags } from "./common.js";
@@ -15,6 +16,7 @@ export interface AgentSession {
   runtime: AgentRuntime;
   agent: Agent;
   ctx: ToolContext;
+  /** The main conversation's inbox: messages, sub-agents' answers and cron prompts wait here for a turn. */
   inbox: Inbox;
   model: string;
   /** Runs one prompt in print mode and writes the output; true when the agent finished normally. */
@@ -55,7 +57,6 @@ export async function startAgentSession(
 ): Promise<AgentSession | { usage: string }> {
   const configured = providerFromEnv(process.env, flags.provider);
   if ("missing" in configured) return { usage: `no model is configured. ${configured.missing}` };
-  const inbox = new Inbox();
   let ctx: ToolContext | undefined;
   let runtime: AgentRuntime;
   try {
@@ -65,7 +66,7 @@ export async function startAgentSession(
     const settings = loadSettings(checkWorkingDir(flags.cwd));
     const model = chooseModel(flags.model, process.env, settings.raw.model);
     runtime = new AgentRuntime({ provider: configured.provider, model, configDir: userConfigDir() });
-    const host = agentHost({ runtime, inbox, mainContext: () => ctx, terminal });
+    const host = agentHost({ runtime, mainContext: () => ctx, terminal });
     ctx = contextFromFlags(flags, { session: new Session(), host });
   } catch (error) {
     if (error instanceof SettingsError) return { usage: error.message };
@@ -73,9 +74,12 @@ export async function startAgentSession(
   }
   const mainCtx = ctx;
   const start = await runHooks("SessionStart", { source: "startup" }, mainCtx, new AbortController().signal);
-  const agent = await runtime.createAgent(mainCtx, { maxTurns: flags.maxTurns, inbox: () => inbox.take() });
+  const inbox = mainCtx.session.get(inboxSlot);
+  const agent = await runtime.createAgent(mainCtx, { maxTurns: flags.maxTurns });
   // What SessionStart hooks said opens the conversation's context.
-  if (start.feedback.length > 0) inbox.push(start.feedback.join("\n"));
+  if (start.feedback.length > 0) {
+    inbox.deliver({ from: "SessionStart hook", to: MAIN_CONVERSATION, message: start.feedback.join("\n") });
+  }
 
   const session: AgentSession = {
     runtime,

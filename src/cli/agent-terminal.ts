@@ -4,6 +4,7 @@ import type { AgentEvent } from "../agent/loop.js";
 import { costReport } from "../agent/prices.js";
 import type { PlanDecision, QuestionAnswers, UserQuestion } from "../core/host.js";
 import { ToolResult } from "../core/result.js";
+import { renderMessages } from "../messages/inbox.js";
 import { createTerminalHandler, type LineSource } from "../permissions/handlers.js";
 import type { AgentSession } from "./agent-session.js";
 
@@ -215,7 +216,7 @@ export function createTerminal() {
         running = undefined;
       }
       // Messages and cron prompts that came in during the turn get a turn of their own.
-      while (inbox.size > 0 && !closed) await turn(inbox.take().join("\n\n"));
+      while (inbox.size > 0 && !closed) await turn(renderMessages(inbox.take()));
     };
 
     const close = async () => {
@@ -241,8 +242,8 @@ export function createTerminal() {
         rl.prompt();
       }
     });
-    const unsubscribe = inbox.onArrival(() => {
-      if (!running && !closed) void turn(inbox.take().join("\n\n")).then(() => !closed && rl.prompt());
+    const unsubscribe = inbox.onDelivery(() => {
+      if (!running && !closed) void turn(renderMessages(inbox.take())).then(() => !closed && rl.prompt());
     });
 
     if (firstPrompt?.trim()) await turn(firstPrompt);

@@ -7,9 +7,17 @@ import type { SessionSlot } from "../core/session.js";
  */
 export class Inbox {
   private pending: HostMessage[] = [];
+  private readonly listeners = new Set<() => void>();
 
   deliver(message: HostMessage): void {
     this.pending.push(message);
+    for (const listener of this.listeners) listener();
+  }
+
+  /** Calls `listener` on each delivery (an idle interactive host runs the messages as a turn). */
+  onDelivery(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   get size(): number {
