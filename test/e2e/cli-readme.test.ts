@@ -88,5 +88,6 @@ describe("README", () => {
         if (line.includes("sessions list")) expect(run.stdout).toMatch(/^work\s+last saved/);
       }
     }
-  });
+    // About thirty CLI starts one after another: on a loaded two-core machine that is more than the default.
+  }, 180_000);
 });
