@@ -6,6 +6,7 @@ import type { McpServerStatus } from "../../core/mcp-manager.js";
 import type { Session } from "../../core/session.js";
 import type { ContextFactory, ToolSessionOptions } from "../../mcp/server.js";
 import type { StdioConnection } from "../../mcp/stdio-connection.js";
+import { modelMayBeConfigured, stdioConnection } from "../early-opening.js";
 import {
   addContextOptions,
   type ContextFlags,
@@ -23,12 +24,6 @@ interface ServeFlags extends ContextFlags {
 }
 
 /** The model runtime when the environment configures one (ANTHROPIC_API_KEY, or OPENAI_BASE_URL). */
-/** The cheap part of configuredModel's test, for the opening's tools/list (answered before anything loads). */
-function modelMayBeConfigured(): boolean {
-  const env = process.env;
-  return Boolean(env.ANTHROPIC_API_KEY || env.ANTHROPIC_AUTH_TOKEN || env.OPENAI_BASE_URL);
-}
-
 async function configuredModel(setting: unknown): Promise<ModelAccess | undefined> {
   if (!modelMayBeConfigured()) return undefined;
   const { AgentRuntime, chooseModel, providerFromEnv } = await import("../../agent/runtime.js");
@@ -96,8 +91,8 @@ async function serve(flags: ServeFlags, command: Command): Promise<void> {
         `cc-tools MCP server on stdio: Claude Code's tools for ${workingDir}, ${policy}. Waiting for an MCP client on stdin (Ctrl-C to stop).\n`,
       );
     }
-    const { StdioConnection, readOpening } = await import("../../mcp/stdio-connection.js");
-    connection = new StdioConnection(process.stdin, process.stdout, readOpening(), modelMayBeConfigured());
+    // Usually the entry has started it already, and it may have answered the opening meanwhile.
+    connection = await stdioConnection();
     // The client may leave having only asked what the opening answered: then nothing more loads.
     if (!(await connection.needsServer)) return;
   }
@@ -107,7 +102,12 @@ async function serve(flags: ServeFlags, command: Command): Promise<void> {
   try {
     manager = mcpManagerFor(workingDir, settings);
   } catch (error) {
-    if (error instanceof SettingsError) return usageError("mcp", error.message);
+    if (error instanceof SettingsError) {
+      // The connection is open and would keep the process reading stdin.
+      await connection?.close();
+      process.stdin.destroy();
+      return usageError("mcp", error.message);
+    }
     throw error;
   }
   // With a model configured, every client gets sub-agents (Task) and WebFetch's prompt.

@@ -1,0 +1,54 @@
+import type { StdioConnection } from "../mcp/stdio-connection.js";
+
+/**
+ * `cc-tools mcp` over stdio answers a client's opening (initialize, tools/list) from build-time data. The
+ * entry starts that connection before it loads the command line (commander, settings, the permission
+ * rules), so a client has its tool list in about the time Node takes to start; `cc-tools mcp` then takes
+ * over the connection that is already answering.
+ */
+
+/** The cheap part of the test for a configured model (Task is listed then), known from the environment alone. */
+export function modelMayBeConfigured(env: NodeJS.ProcessEnv = process.env): boolean {
+  return Boolean(env.ANTHROPIC_API_KEY || env.ANTHROPIC_AUTH_TOKEN || env.OPENAI_BASE_URL);
+}
+
+/** Options after `mcp` that mean something other than serving on stdio. */
+const NOT_STDIO = new Set(["--http", "-h", "--help"]);
+
+/** Whether `argv` (process.argv) starts the stdio MCP server. */
+export function servesStdio(argv: readonly string[]): boolean {
+  return argv[2] === "mcp" && !argv.slice(3).some((arg) => NOT_STDIO.has(arg.split("=")[0]!));
+}
+
+let early: Promise<StdioConnection> | undefined;
+
+function openStdioConnection(): Promise<StdioConnection> {
+  return import("../mcp/stdio-connection.js").then(
+    ({ StdioConnection, readOpening }) =>
+      new StdioConnection(process.stdin, process.stdout, readOpening(), modelMayBeConfigured()),
+  );
+}
+
+/** Starts answering the opening on stdin/stdout, when `argv` serves stdio; otherwise does nothing. */
+export function startEarlyOpening(argv: readonly string[]): void {
+  if (servesStdio(argv)) early = openStdioConnection();
+}
+
+/** The stdio connection: the one the entry started, or (in tests and unbundled runs) a new one. */
+export function stdioConnection(): Promise<StdioConnection> {
+  const connection = early ?? openStdioConnection();
+  early = undefined;
+  return connection;
+}
+
+/**
+ * Once the command line is done: closes the connection the entry started if `cc-tools mcp` never took it
+ * over (a usage error, a bad settings file), so that it does not keep the process alive reading stdin.
+ */
+export async function closeUntakenStdio(): Promise<void> {
+  const untaken = early;
+  early = undefined;
+  if (!untaken) return;
+  await (await untaken).close();
+  process.stdin.destroy();
+}

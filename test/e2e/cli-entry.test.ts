@@ -1,0 +1,69 @@
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { servesStdio } from "../../src/cli/early-opening.js";
+import { tempDir } from "../helpers/context.js";
+import { CLI } from "./cli.js";
+
+describe("the cc-tools entry", () => {
+  it("starts the stdio opening early only for `cc-tools mcp` on stdio", () => {
+    const argv = (...args: string[]) => ["node", "cc-tools", ...args];
+    expect(servesStdio(argv("mcp"))).toBe(true);
+    expect(servesStdio(argv("mcp", "--cwd", "/x", "--allow", "Bash(ls)"))).toBe(true);
+    expect(servesStdio(argv("mcp", "--http"))).toBe(false);
+    expect(servesStdio(argv("mcp", "--http=true"))).toBe(false);
+    expect(servesStdio(argv("mcp", "--help"))).toBe(false);
+    expect(servesStdio(argv("mcp-servers"))).toBe(false);
+    expect(servesStdio(argv("run", "Read", "mcp"))).toBe(false);
+    expect(servesStdio(argv())).toBe(false);
+  });
+
+  it("exits on a usage error even while the client keeps stdin open", async () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, ".claude"));
+    writeFileSync(join(dir, ".claude", "settings.json"), "{bad");
+    const child = spawn(process.execPath, [CLI, "mcp", "--cwd", dir], {
+      stdio: ["pipe", "pipe", "pipe"],
+      env: { ...process.env, CC_TOOLS_LOG: "silent" },
+    });
+    let stderr = "";
+    child.stderr.on("data", (d) => {
+      stderr += d;
+    });
+    // The client has sent initialize and waits; the server must still end, not sit reading stdin.
+    child.stdin.write(
+      `${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } })}\n`,
+    );
+    const code = await new Promise<number | null>((resolve) => {
+      const timer = setTimeout(() => {
+        child.kill("SIGKILL");
+        resolve(-1);
+      }, 30_000);
+      child.on("exit", (c) => {
+        clearTimeout(timer);
+        resolve(c);
+      });
+    });
+    child.stdin.destroy();
+    expect(code).toBe(2);
+    expect(stderr).toContain("settings.json is not valid JSON");
+  });
+
+  it("keeps Node's compile cache under the user's cache dir where Node has one (22.1+)", () => {
+    const cache = tempDir("cc-tools-cache-");
+    const env: NodeJS.ProcessEnv = { ...process.env, XDG_CACHE_HOME: cache };
+    delete env.NODE_COMPILE_CACHE;
+    delete env.NODE_DISABLE_COMPILE_CACHE;
+    const result = spawnSync(process.execPath, [CLI, "list"], { encoding: "utf8", env });
+    expect(result.status).toBe(0);
+    const dir = join(cache, "cc-tools", "compile-cache");
+    const [major, minor] = process.versions.node.split(".").map(Number) as [number, number];
+    if (major > 22 || (major === 22 && minor >= 1)) {
+      expect(existsSync(dir)).toBe(true);
+      expect(readdirSync(dir).length).toBeGreaterThan(0);
+    } else {
+      expect(existsSync(dir)).toBe(false);
+    }
+  });
+});
