@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { PermissionLevel } from "../core/permission-level.js";
+import { closestNames } from "../core/similarity.js";
 import { ToolName } from "../core/tool-names.js";
 import type { ToolSet } from "../core/toolset.js";
 
@@ -71,8 +72,36 @@ function listOf(value: unknown): string[] | undefined {
   return undefined;
 }
 
+/** What loading agent definitions found wrong: files skipped, and names in kept ones that mean nothing. */
+interface AgentTypeProblems {
+  /** Files that define no agent, each with why. */
+  skipped: string[];
+  /** Definitions kept despite something in them, each with what. */
+  warnings: string[];
+}
+
+const BUILTIN_TOOL_NAMES: readonly string[] = Object.values(ToolName);
+
+/**
+ * Warns about names in a definition's `tools:` that no tool has, with the nearest built-in names: such a
+ * name is a typo, and without the warning the agent just runs without that tool. MCP tools (mcp__…) are
+ * known only when the sub-agent starts, so they are not judged here.
+ */
+function checkToolNames(path: string, names: readonly string[], warnings: string[]): void {
+  for (const name of names) {
+    if (name.startsWith("mcp__") || BUILTIN_TOOL_NAMES.includes(name)) continue;
+    const near = closestNames(name, BUILTIN_TOOL_NAMES);
+    warnings.push(
+      `${path}: tools names "${name}", which is no tool${near.length > 0 ? ` (did you mean ${near.join(", ")}?)` : ""}; the agent runs without it`,
+    );
+  }
+}
+
 /** Custom agents from `<dir>/*.md`; a file without usable frontmatter is reported and skipped. */
-async function agentsIn(dir: string, problems: string[]): Promise<AgentType[]> {
+async function agentsIn(
+  dir: string,
+  { skipped: problems, warnings }: AgentTypeProblems,
+): Promise<AgentType[]> {
   let names: string[];
   try {
     names = readdirSync(dir).filter((n) => n.endsWith(".md"));
@@ -96,6 +125,7 @@ async function agentsIn(dir: string, problems: string[]): Promise<AgentType[]> {
       continue;
     }
     const toolNames = listOf(data.tools);
+    if (toolNames) checkToolNames(path, toolNames, warnings);
     out.push({
       name: typeof data.name === "string" ? data.name : basename(name, ".md"),
       description: typeof data.description === "string" ? data.description : "(no description)",
@@ -115,8 +145,8 @@ async function agentsIn(dir: string, problems: string[]): Promise<AgentType[]> {
 export async function loadAgentTypes(
   workingDir: string,
   configDir: string,
-): Promise<{ types: AgentType[]; problems: string[] }> {
-  const problems: string[] = [];
+): Promise<{ types: AgentType[] } & AgentTypeProblems> {
+  const problems: AgentTypeProblems = { skipped: [], warnings: [] };
   const custom = [
     ...(await agentsIn(join(workingDir, ".claude", "agents"), problems)),
     ...(await agentsIn(join(configDir, "agents"), problems)),
@@ -128,5 +158,5 @@ export async function loadAgentTypes(
     seen.add(type.name);
     types.push(type);
   }
-  return { types, problems };
+  return { types, ...problems };
 }

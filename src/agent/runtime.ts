@@ -187,14 +187,15 @@ export class AgentRuntime implements ModelAccess {
     return { text: textOf(turn.content), model: turn.model, usage: turn.usage };
   }
 
-  private cachedTypes: { dir: string; types: AgentType[]; problems: string[] } | undefined;
+  private cachedTypes: { dir: string; types: AgentType[]; skipped: string[] } | undefined;
 
   /** The agent types of the parent's workspace, loaded once per workspace; files that could not be read are logged. */
   private async types(parent: ToolContext): Promise<AgentType[]> {
     if (this.cachedTypes?.dir !== parent.workingDir) {
-      const { types, problems } = await loadAgentTypes(parent.workingDir, this.options.configDir);
-      for (const problem of problems) log.warn(`agent definition skipped: ${problem}`);
-      this.cachedTypes = { dir: parent.workingDir, types, problems };
+      const { types, skipped, warnings } = await loadAgentTypes(parent.workingDir, this.options.configDir);
+      for (const problem of skipped) log.warn(`agent definition skipped: ${problem}`);
+      for (const warning of warnings) log.warn(`agent definition: ${warning}`);
+      this.cachedTypes = { dir: parent.workingDir, types, skipped };
     }
     return this.cachedTypes.types;
   }
@@ -224,7 +225,7 @@ export class AgentRuntime implements ModelAccess {
     const types = await this.types(parent);
     const type = types.find((t) => t.name === request.subagentType);
     if (!type) {
-      const skipped = this.cachedTypes?.problems ?? [];
+      const skipped = this.cachedTypes?.skipped ?? [];
       return failed(
         `No agent type named "${request.subagentType}". Available: ${types.map((t) => t.name).join(", ")}.${skipped.length > 0 ? ` Skipped definitions: ${skipped.join("; ")}.` : ""}`,
       );
