@@ -5,6 +5,7 @@ import { runHooks } from "../hooks/run.js";
 import { inboxSlot, renderMessages } from "../messages/inbox.js";
 import { toAnthropicTools, toolsFor } from "../registry.js";
 import { elideOldToolResults, estimateTokens, SUMMARY_REQUEST, summarizedHistory } from "./compact.js";
+import { DEFAULT_CONTEXT_WINDOW } from "./context-window.js";
 import {
   COMPACT_AT_FRACTION,
   DEFAULT_MAX_TOKENS,
@@ -31,9 +32,6 @@ import {
 import { apiError, ModelError, type ModelProvider, type ModelRequest, type StreamEvent } from "./provider.js";
 
 const CONTINUE_REQUEST = "Your reply was cut off at the output limit. Continue exactly where you stopped.";
-
-/** The context window a model has when nobody says otherwise (Claude's standard window). */
-export const DEFAULT_CONTEXT_WINDOW = 200_000;
 
 export interface RetryPolicy {
   attempts: number;

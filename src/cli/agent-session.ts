@@ -65,7 +65,12 @@ export async function startAgentSession(
     const { checkWorkingDir } = await import("./options.js");
     const settings = loadSettings(checkWorkingDir(flags.cwd));
     const model = chooseModel(flags.model, process.env, settings.raw.model);
-    runtime = new AgentRuntime({ provider: configured.provider, model, configDir: userConfigDir() });
+    runtime = new AgentRuntime({
+      provider: configured.provider,
+      model,
+      configDir: userConfigDir(),
+      contextWindow: flags.contextWindow,
+    });
     const host = agentHost({ runtime, mainContext: () => ctx, terminal });
     ctx = contextFromFlags(flags, { session: new Session(), host });
   } catch (error) {

@@ -239,6 +239,35 @@ describe("cc-tools agent -p: flags, settings and providers", () => {
     expect(plain.stderr).toMatch(/neared the context window; the history was summarised/);
   });
 
+  it("compacts below a smaller --context-window, as a local model needs", async () => {
+    const dir = gitRepo();
+    writeFileSync(join(dir, "big.txt"), `${"z".repeat(90)}\n`.repeat(900));
+    const steps = (): Step[] => [
+      {
+        content: [{ type: "tool_use", id: "r1", name: "Read", input: { file_path: "big.txt" } }],
+        // Far below the default window, and near a 24k one.
+        usage: { input_tokens: 23_000 },
+      },
+      (request) =>
+        JSON.stringify(request.messages).includes("Summarise this conversation")
+          ? text("SUMMARY: read big.txt")
+          : text("answered"),
+      text("answered"),
+    ];
+    const { stand, env } = await standIn(steps());
+    const small = await agentCli(["-p", "read big.txt", "--context-window", "24000"], env, dir);
+    expect(small.code).toBe(0);
+    expect(small.stderr).toMatch(/neared the context window; the history was summarised/);
+    expect(JSON.stringify(stand.requests)).toContain("Summarise this conversation");
+    const { stand: stand2, env: env2 } = await standIn(steps());
+    const standard = await agentCli(["-p", "read big.txt"], env2, dir);
+    expect(standard.code).toBe(0);
+    expect(JSON.stringify(stand2.requests)).not.toContain("Summarise this conversation");
+    const bad = await agentCli(["-p", "x", "--context-window", "lots"], env2, dir);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("--context-window");
+  });
+
   it("drives the tools through an OpenAI-compatible server with --provider openai", async () => {
     const dir = gitRepo();
     const stand = await startStandIn([

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { type Command, InvalidArgumentError, Option } from "commander";
+import { DEFAULT_CONTEXT_WINDOW } from "../../agent/context-window.js";
 import { addContextOptions, type ContextFlags, EXIT_OK, EXIT_TOOL_ERROR, EXIT_USAGE } from "../options.js";
 
 export interface AgentFlags extends ContextFlags {
@@ -7,6 +8,7 @@ export interface AgentFlags extends ContextFlags {
   outputFormat: "text" | "json" | "stream-json";
   model?: string;
   maxTurns?: number;
+  contextWindow?: number;
   provider?: "anthropic" | "openai";
 }
 
@@ -42,6 +44,11 @@ export function registerAgent(program: Command): void {
       "model id or alias (sonnet, opus, haiku); default: the model setting, else a current Sonnet",
     )
     .option("--max-turns <n>", "most model turns one prompt may take", positiveInt)
+    .option(
+      "--context-window <tokens>",
+      `the model's context window, where compaction aims below (default ${DEFAULT_CONTEXT_WINDOW}; set it for local models with less)`,
+      positiveInt,
+    )
     .addOption(
       new Option(
         "--provider <provider>",
@@ -55,7 +62,7 @@ Examples:
   cc-tools agent -p "explain what src/index.ts exports"
   cc-tools agent -p "fix the failing test" --permission-mode acceptEdits --allow 'Bash(npm test)'
   echo "summarise README.md" | cc-tools agent -p --output-format json
-  OPENAI_BASE_URL=http://127.0.0.1:11434/v1 cc-tools agent --provider openai --model qwen3-coder
+  OPENAI_BASE_URL=http://127.0.0.1:11434/v1 cc-tools agent --provider openai --model qwen3-coder --context-window 32768
 
 Interactive mode: type a prompt and Enter; /cost, /clear, /help, /exit; Ctrl-C interrupts the turn, twice quits.
 
