@@ -1,9 +1,10 @@
 import { STATUS_CODES } from "node:http";
-import { Agent, fetch, type Response } from "undici";
+import { Agent, type Dispatcher, fetch, ProxyAgent, type Response } from "undici";
 import { ToolError } from "../core/errors.js";
 import { packageVersion } from "../core/version.js";
 import { type AddressPolicy, checkAddresses, guardedLookup } from "./address.js";
 import { FETCH_TIMEOUT_MS, MAX_BODY_BYTES, MAX_REDIRECTS } from "./limits.js";
+import { displayProxy, type ProxyConfig, proxyFor, proxyFromEnv } from "./proxy.js";
 import { literalAddress, upgradeToHttps } from "./url.js";
 
 /**
@@ -20,6 +21,8 @@ export interface FetchOptions {
   maxBytes?: number;
   maxRedirects?: number;
   headers?: Record<string, string>;
+  /** The outbound proxy; by default the environment's (HTTPS_PROXY, HTTP_PROXY, NO_PROXY), `null` for none. */
+  proxy?: ProxyConfig | null;
 }
 
 export interface FetchedResponse {
@@ -52,6 +55,7 @@ export type FetchFailure =
   | "blocked-address"
   | "too-many-redirects"
   | "too-large"
+  | "proxy"
   | "other";
 
 export function fetchError(reason: FetchFailure, message: string): ToolError {
@@ -61,8 +65,9 @@ export function fetchError(reason: FetchFailure, message: string): ToolError {
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 /** The reason phrase a server sent, or the standard one when it sent none (HTTP/2 has none). */
-export function reasonPhrase(status: number, sent: string): string {
-  return sent.trim() || STATUS_CODES[status] || "Unknown Status";
+export function reasonPhrase(status: number, sent: string | undefined): string {
+  // undici leaves statusText unset on a response that came through a forwarding proxy.
+  return sent?.trim() || STATUS_CODES[status] || "Unknown Status";
 }
 
 function sameHost(a: URL, b: URL): boolean {
@@ -119,10 +124,22 @@ const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|
 export function describeFetchError(
   error: unknown,
   url: URL,
-  state: { timedOut: boolean; cancelled: boolean; timeoutMs: number },
+  state: { timedOut: boolean; cancelled: boolean; timeoutMs: number; proxy?: string },
 ): ToolError {
   if (error instanceof ToolError) return error;
   const host = url.host;
+  const tunnel = /^Proxy response \((\d+)\)/.exec(rootCause(error).message ?? "");
+  if (state.proxy && tunnel) {
+    const status = Number(tunnel[1]);
+    const why =
+      status === 407
+        ? "it wants credentials: put them in the proxy URL (http://user:password@host:port)"
+        : `${reasonPhrase(status, "")}: it does not let this host through`;
+    return fetchError(
+      "proxy",
+      `The proxy ${displayProxy(state.proxy)} (from HTTPS_PROXY/HTTP_PROXY) refused to connect to ${host} with HTTP ${status}, ${why}. Add the host to NO_PROXY if it should be reached directly.`,
+    );
+  }
   if (state.cancelled) return fetchError("cancelled", `Fetching ${url.href} was cancelled.`);
   if (state.timedOut) {
     return fetchError(
@@ -144,6 +161,11 @@ export function describeFetchError(
     return fetchError(
       "dns",
       `DNS lookup of ${url.hostname} failed for now (EAI_AGAIN): the resolver did not answer. Check the network and try again.`,
+    );
+  if (state.proxy && (code === "ECONNREFUSED" || code === "ENOTFOUND" || code === "EAI_AGAIN"))
+    return fetchError(
+      "proxy",
+      `Cannot reach the proxy ${displayProxy(state.proxy)} (from HTTPS_PROXY/HTTP_PROXY): ${code}. Check the proxy setting, or unset it to connect directly.`,
     );
   if (code === "ECONNREFUSED")
     return fetchError(
@@ -187,15 +209,32 @@ export async function fetchUrl(
   const maxRedirects = options.maxRedirects ?? MAX_REDIRECTS;
   const timeout = AbortSignal.timeout(timeoutMs);
   const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
-  const agent = new Agent({ connect: { lookup: guardedLookup(options.policy) } });
+  const proxies = options.proxy === undefined ? proxyFromEnv(process.env) : (options.proxy ?? undefined);
+  const dispatchers = new Map<string, Dispatcher>();
+  /** The direct agent (its lookup judges every address), or one through the proxy. */
+  const dispatcher = (proxy: string | undefined): Dispatcher => {
+    const key = proxy ?? "";
+    let found = dispatchers.get(key);
+    if (!found) {
+      // http targets go to the proxy as absolute-form requests (many proxies tunnel only to port 443).
+      found = proxy
+        ? new ProxyAgent({ uri: proxy, proxyTunnel: false })
+        : new Agent({ connect: { lookup: guardedLookup(options.policy) } });
+      dispatchers.set(key, found);
+    }
+    return found;
+  };
   let url = start;
+  let proxy: string | undefined;
   try {
     for (let redirects = 0; ; redirects++) {
+      proxy = proxyFor(url, proxies);
       // Literal addresses never reach the lookup, so they are judged here.
       const literal = literalAddress(url.hostname);
       if (literal !== undefined) checkAddresses(url.hostname, [literal], options.policy);
+      else if (proxy) await judgeProxiedHost(url.hostname, options.policy);
       const response = await fetch(url, {
-        dispatcher: agent,
+        dispatcher: dispatcher(proxy),
         redirect: "manual",
         signal,
         headers: {
@@ -248,8 +287,26 @@ export async function fetchUrl(
       timedOut: timeout.aborted,
       cancelled: options.signal?.aborted ?? false,
       timeoutMs,
+      proxy,
     });
   } finally {
-    agent.destroy().catch(() => {});
+    for (const d of dispatchers.values()) d.destroy().catch(() => {});
   }
+}
+
+/**
+ * Through a proxy, the proxy resolves the host and connects, so the address check happens here first: a
+ * name this machine resolves to a private address is refused as on a direct connection. A name it
+ * cannot resolve at all (a network where only the proxy has DNS) goes to the proxy, whose own policy then
+ * decides what it reaches.
+ */
+async function judgeProxiedHost(hostname: string, policy: AddressPolicy): Promise<void> {
+  if (policy.allowsPrivate(hostname)) return;
+  let addresses: string[];
+  try {
+    addresses = (await policy.resolve(hostname)).map((a) => a.address);
+  } catch {
+    return;
+  }
+  checkAddresses(hostname, addresses, policy);
 }
