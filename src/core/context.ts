@@ -92,6 +92,12 @@ export interface McpClientInfo {
 export interface ToolCallContext extends ToolContext {
   readonly signal: AbortSignal;
   readonly toolUseId: string;
+  /**
+   * True when a person was asked about this call and allowed it (PermissionDecision.approvedByUser): a
+   * tool may then do what only that call's own approval covers (WebFetch reaching the private host it
+   * named), without a standing rule.
+   */
+  readonly approvedByUser?: boolean;
   reportProgress(progress: Progress): void;
 }
 
@@ -153,7 +159,12 @@ export function forkContext(parent: ToolContext, options: ForkOptions): ToolCont
 /** The per-call context of one tool call. */
 export function callContext(
   ctx: ToolContext,
-  call: { signal: AbortSignal; toolUseId: string; reportProgress: (progress: Progress) => void },
+  call: {
+    signal: AbortSignal;
+    toolUseId: string;
+    approvedByUser?: boolean;
+    reportProgress: (progress: Progress) => void;
+  },
 ): ToolCallContext {
   return Object.assign(forkContext(ctx, {}), call);
 }

@@ -40,6 +40,11 @@ export interface PermissionDecision {
    * order they were checked. Set by evaluatePermission.
    */
   matchedRules?: PermissionRuleEntry[];
+  /**
+   * True when a person was asked about this very call (its arguments shown) and allowed it; not set when a
+   * rule, the mode, a hook or an MCP client's own consent allowed it.
+   */
+  approvedByUser?: boolean;
 }
 
 /** What a host is asked when the decision is `ask`. */

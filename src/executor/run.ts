@@ -192,6 +192,7 @@ async function runPipeline(
     const call = callContext(ctx, {
       signal: controller.signal,
       toolUseId,
+      ...(permission.approvedByUser ? { approvedByUser: true } : {}),
       reportProgress: (p: Progress) => options.onProgress?.(p),
     });
     let result = await executeBounded(
@@ -258,7 +259,7 @@ async function decide(
   ctx: ToolContext,
   pre: Awaited<ReturnType<typeof runHooks>>,
   signal: AbortSignal,
-): Promise<{ refused?: ToolResult; trace?: PermissionTrace }> {
+): Promise<{ refused?: ToolResult; trace?: PermissionTrace; approvedByUser?: boolean }> {
   if (pre.permissionDecision === "deny") {
     return {
       refused: ToolResult.rejected(`Permission denied by a PreToolUse hook: ${pre.permissionReason}`, {
@@ -273,7 +274,12 @@ async function decide(
   const decision = await ctx.checkPermission(tool, input, signal, hook);
   const trace = traceOf(decision);
   // An allowed call shows its trace when rules spoke; with none, the mode's table decided alone.
-  if (decision.behavior === "allow") return trace.matchedRules.length > 0 ? { trace } : {};
+  if (decision.behavior === "allow") {
+    return {
+      ...(trace.matchedRules.length > 0 ? { trace } : {}),
+      ...(decision.approvedByUser ? { approvedByUser: true } : {}),
+    };
+  }
   return {
     trace,
     refused: ToolResult.error(`Permission to use ${tool.name} was denied: ${decision.reason}`, {

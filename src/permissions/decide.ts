@@ -103,9 +103,9 @@ export const decideWithHost: PermissionDecider = async (ctx, tool, input, signal
     };
   }
   if (answer.scope === "once")
-    return { behavior: "allow", reason: "allowed by the user (once)", matchedRules };
+    return { behavior: "allow", reason: "allowed by the user (once)", matchedRules, approvedByUser: true };
   const remembered = answer.remember === "prefix" && prefixRules.length > 0 ? prefixRules : suggestedRules;
-  return { ...(await remember(ctx, remembered, answer.scope)), matchedRules };
+  return { ...(await remember(ctx, remembered, answer.scope)), matchedRules, approvedByUser: true };
 };
 
 async function remember(

@@ -5,7 +5,7 @@ import { packageVersion } from "../core/version.js";
 import { type AddressPolicy, checkAddresses, guardedLookup } from "./address.js";
 import { FETCH_TIMEOUT_MS, MAX_BODY_BYTES, MAX_REDIRECTS } from "./limits.js";
 import { displayProxy, type ProxyConfig, proxyFor, proxyFromEnv } from "./proxy.js";
-import { literalAddress, upgradeToHttps } from "./url.js";
+import { literalAddress, sameHostName, upgradeToHttps } from "./url.js";
 
 /**
  * One HTTP GET as the web tools need it: connections only to addresses the policy accepts, redirects
@@ -71,7 +71,7 @@ export function reasonPhrase(status: number, sent: string | undefined): string {
 }
 
 function sameHost(a: URL, b: URL): boolean {
-  return a.hostname.toLowerCase().replace(/\.$/, "") === b.hostname.toLowerCase().replace(/\.$/, "");
+  return sameHostName(a.hostname, b.hostname);
 }
 
 function megabytes(bytes: number): string {

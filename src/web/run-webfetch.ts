@@ -11,7 +11,7 @@ import { allowRuleNamesHost } from "./host-rules.js";
 import type { CrossHostRedirect } from "./http.js";
 import { MAX_PAGE_CHARS, PROMPT_INPUT_MAX_CHARS } from "./limits.js";
 import { type Page, readPage } from "./page.js";
-import { fetchTarget } from "./url.js";
+import { fetchTarget, sameHostName } from "./url.js";
 
 /** What WebFetch does once its call is allowed: fetch (or take from the cache), read, cut, apply the prompt. */
 
@@ -104,7 +104,10 @@ export async function runWebFetch(
     const policy: AddressPolicy = {
       resolve: options.resolve ?? systemResolver,
       isPublic: options.isPublic ?? isPublicAddress,
-      allowsPrivate: (hostname) => allowRuleNamesHost(rules, hostname),
+      // A person who allowed this very fetch saw its URL: that covers its own host, this once.
+      allowsPrivate: (hostname) =>
+        allowRuleNamesHost(rules, hostname) ||
+        (ctx.approvedByUser === true && sameHostName(hostname, target.hostname)),
     };
     const outcome = await readPage(target, { policy, signal: ctx.signal, timeoutMs: options.timeoutMs });
     if (outcome.kind === "crossHostRedirect") return redirectResult(outcome, input.prompt);

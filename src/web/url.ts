@@ -18,6 +18,11 @@ export function isLoopbackHost(hostname: string): boolean {
   return literal === "::1" || literal.startsWith("127.") || /^::ffff:127\./i.test(literal);
 }
 
+/** Whether two host names name the same host (case and a trailing dot aside). */
+export function sameHostName(a: string, b: string): boolean {
+  return a.toLowerCase().replace(/\.$/, "") === b.toLowerCase().replace(/\.$/, "");
+}
+
 /** http becomes https, except for loopback hosts (a local dev server rarely speaks TLS). */
 export function upgradeToHttps(url: URL): URL {
   if (url.protocol !== "http:" || isLoopbackHost(url.hostname)) return url;

@@ -8,7 +8,7 @@ import { suggestRules } from "../../src/permissions/suggest.js";
 import type { EvaluationInput, PermissionRuleEntry, RuleBehavior } from "../../src/permissions/types.js";
 import { findTool } from "../../src/registry.js";
 import { fetchTarget } from "../../src/web/url.js";
-import { webContext } from "./helpers.js";
+import { allow, webContext } from "./helpers.js";
 import { routes, serve } from "./servers.js";
 
 function entry(text: string): PermissionRuleEntry {
@@ -113,5 +113,39 @@ describe("WebFetch permission", () => {
     expect(result.isError).toBe(true);
     expect(ToolResult.text(result)).toContain("WebFetch(domain:127.0.0.1)");
     expect(site.hits).toEqual([]);
+  });
+
+  it("reaches a private host once when the user allows that very fetch, and only that once", async () => {
+    const site = await serve(routes({ "/": { body: "<p>intranet page</p>" } }));
+    const asked: string[] = [];
+    const once = (behavior: "allow" | "deny") =>
+      webContext({
+        permissionMode: "default",
+        permissionHandler: {
+          name: "person",
+          interactive: true,
+          ask: async (request) => {
+            asked.push(String((request.input as { url: string }).url));
+            return behavior === "allow"
+              ? { behavior: "allow", scope: "once" }
+              : { behavior: "deny", message: "no" };
+          },
+        },
+      });
+    const allowed = await runTool("WebFetch", { url: `${site.origin}/`, prompt: "" }, once("allow"));
+    expect(ToolResult.text(allowed)).toContain("intranet page");
+    expect(asked).toEqual([`${site.origin}/`]);
+    const declined = await runTool("WebFetch", { url: `${site.origin}/x`, prompt: "" }, once("deny"));
+    expect(declined.isError).toBe(true);
+    // A standing rule for the public web is no approval of this host: the address check still holds.
+    const ruled = await runTool(
+      "WebFetch",
+      { url: `${site.origin}/y`, prompt: "" },
+      webContext({ permissionMode: "default", rules: allow("WebFetch") }),
+    );
+    expect(ToolResult.text(ruled)).toMatch(
+      /127\.0\.0\.1 is a loopback address.*WebFetch\(domain:127\.0\.0\.1\)/s,
+    );
+    expect(site.hits).toEqual(["/"]);
   });
 });
