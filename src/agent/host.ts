@@ -7,10 +7,10 @@ import {
   type QuestionAnswers,
   type UserQuestion,
 } from "../core/host.js";
-import { log } from "../core/log.js";
 import type { PermissionHandler } from "../core/permission.js";
 import { inboxSlot } from "../messages/inbox.js";
 import { autoHandler } from "../permissions/handlers.js";
+import { startBackgroundSubagent } from "../tasks/subagent-task.js";
 import type { AgentRuntime } from "./runtime.js";
 
 /** The name the main conversation answers to (SendMessage's `to`). */
@@ -54,13 +54,20 @@ export function agentHost(options: {
       }
       const ctx = options.mainContext();
       if (!ctx || !runtime.subagents(ctx).includes(message.to)) return false;
-      // The sub-agent works on the message in the background; its answer comes back as a message.
-      void runtime
-        .continueSubagent(ctx, message.to, message.message, new AbortController().signal)
-        .then((result) => {
-          if (result) toMain(message.to, result.text);
-        })
-        .catch((error: unknown) => log.warn(`sub-agent ${message.to} failed on a message`, error));
+      // The sub-agent works on the message as a background task of the session, so TaskList shows it,
+      // TaskStop (or the session's end, Ctrl-C) stops it; its answer comes back as a message.
+      const request = {
+        description: `${message.to} on a message from ${message.from}`,
+        prompt: message.message,
+        subagentType: message.to,
+        name: message.to,
+      };
+      startBackgroundSubagent(ctx, request, async (signal, onProgress) => {
+        const result = await runtime.continueSubagent(ctx, message.to, message.message, signal, onProgress);
+        if (!result) throw new Error(`the sub-agent ${message.to} is gone`);
+        if (!signal.aborted) toMain(message.to, result.text);
+        return result;
+      });
       return true;
     },
     runPrompt: async (prompt, origin) => {

@@ -3,8 +3,13 @@ import { anthropicProvider } from "../../src/agent/anthropic.js";
 import { agentHost, MAIN_CONVERSATION } from "../../src/agent/host.js";
 import { AgentRuntime } from "../../src/agent/runtime.js";
 import type { ToolContext } from "../../src/core/context.js";
+import { ToolResult } from "../../src/core/result.js";
+import { runTool } from "../../src/executor/run.js";
+import { inboxSlot } from "../../src/messages/inbox.js";
+import { taskStoreSlot } from "../../src/tasks/store.js";
 import { tempDir, testContext } from "../helpers/context.js";
-import { type StandIn, startStandIn, text } from "./standin.js";
+import { eventually, survivors, uniqueSeconds } from "../process/ps.js";
+import { type StandIn, startStandIn, text, toolCall } from "./standin.js";
 
 const stands: StandIn[] = [];
 afterEach(async () => {
@@ -37,5 +42,73 @@ describe("the agent host", () => {
     expect(sent).toContain("reviewer");
     expect(sent).toContain("check the build");
     expect(sent).toContain("cron cron_1");
+  });
+
+  it("runs a sub-agent's work on a message as a task of the session, which TaskStop stops with its processes", async () => {
+    const seconds = uniqueSeconds();
+    const stand = await startStandIn([
+      (request) => {
+        const all = JSON.stringify(request.messages);
+        if (!all.includes("SECOND")) return text("first done");
+        if (!all.includes("tool_result")) return toolCall("Bash", { command: `sleep ${seconds}` });
+        return text("second done");
+      },
+    ]);
+    stands.push(stand);
+    const runtime = new AgentRuntime({
+      provider: anthropicProvider({ apiKey: "k", baseURL: stand.url, idleMs: 5_000 }),
+      model: "claude-sonnet-5-5",
+      configDir: tempDir("cc-tools-config-"),
+    });
+    let ctx: ToolContext | undefined;
+    const host = agentHost({ runtime, mainContext: () => ctx });
+    ctx = testContext({ host, permissionMode: "bypassPermissions" });
+    const first = await runtime.runSubagent(
+      { description: "helper", prompt: "FIRST", subagentType: "general-purpose", name: "helper" },
+      ctx,
+      new AbortController().signal,
+    );
+    expect(first.text).toBe("first done");
+    expect(host.deliverMessage?.({ from: MAIN_CONVERSATION, to: "helper", message: "SECOND" })).toBe(true);
+    const tasks = ctx.session.get(taskStoreSlot).list();
+    expect(tasks.map((t) => [t.kind, t.description, t.status])).toEqual([
+      ["agent", "helper on a message from main", "running"],
+    ]);
+    expect(await eventually(() => survivors(`sleep ${seconds}`).length > 0, 15_000)).toBe(true);
+    const stopped = await runTool("TaskStop", { task_id: tasks[0]!.id }, ctx);
+    expect(stopped.isError).toBe(false);
+    expect(ToolResult.text(stopped)).toContain(tasks[0]!.id);
+    expect(await eventually(() => survivors(`sleep ${seconds}`).length === 0)).toBe(true);
+    expect(ctx.session.get(taskStoreSlot).get(tasks[0]!.id)?.status).toBe("killed");
+    // A stopped sub-agent sends no answer.
+    expect(ctx.session.get(inboxSlot).take()).toEqual([]);
+  });
+
+  it("brings the sub-agent's answer to a message back to the main conversation", async () => {
+    const stand = await startStandIn([
+      (request) => text(JSON.stringify(request.messages).includes("SECOND") ? "second done" : "first done"),
+    ]);
+    stands.push(stand);
+    const runtime = new AgentRuntime({
+      provider: anthropicProvider({ apiKey: "k", baseURL: stand.url, idleMs: 5_000 }),
+      model: "claude-sonnet-5-5",
+      configDir: tempDir("cc-tools-config-"),
+    });
+    let ctx: ToolContext | undefined;
+    const host = agentHost({ runtime, mainContext: () => ctx });
+    ctx = testContext({ host });
+    await runtime.runSubagent(
+      { description: "helper", prompt: "FIRST", subagentType: "general-purpose", name: "helper" },
+      ctx,
+      new AbortController().signal,
+    );
+    host.deliverMessage?.({ from: MAIN_CONVERSATION, to: "helper", message: "SECOND" });
+    const inbox = ctx.session.get(inboxSlot);
+    expect(await eventually(() => inbox.size > 0, 15_000)).toBe(true);
+    expect(inbox.take()).toMatchObject([{ from: "helper", to: MAIN_CONVERSATION, message: "second done" }]);
+    const [task] = ctx.session.get(taskStoreSlot).list();
+    expect(await eventually(() => ctx.session.get(taskStoreSlot).get(task!.id)?.status === "completed")).toBe(
+      true,
+    );
   });
 });
