@@ -60,7 +60,17 @@ export function socketsToHide(keep: readonly string[], table = "/proc/net/unix")
 export function bwrapArgs(
   policy: SandboxPolicy,
   emptyFile: string,
-  options: { cwd: string; disableUserns: boolean; sockets: SocketMasks },
+  options: {
+    cwd: string;
+    disableUserns: boolean;
+    sockets: SocketMasks;
+    /**
+     * The command is the PID namespace's init (`--as-pid-1`): it must be a shell that waits for its
+     * children and reaps orphans (launch.ts's stray check, run by sh), and it ignores signals without a
+     * handler, so a time-out's SIGTERM ends the sandbox through bwrap itself (--die-with-parent).
+     */
+    asPid1?: boolean;
+  },
   command: readonly string[],
 ): string[] {
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
@@ -77,6 +87,7 @@ export function bwrapArgs(
   for (const path of [...policy.unmasked].sort(byDepth)) args.push("--ro-bind", path, path);
   args.push(...BWRAP_ISOLATION);
   if (options.disableUserns) args.push("--disable-userns");
+  if (options.asPid1) args.push("--as-pid-1");
   args.push("--chdir", options.cwd, "--", ...command);
   return args;
 }
