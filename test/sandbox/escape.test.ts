@@ -253,6 +253,7 @@ describe("escape attempts, each checked by its effect", () => {
         "grep -s -l '^State:.Z' /proc/[0-9]*/status | wc -l",
     );
     expect(reaped.text).toBe("0");
+    expect((await bash(ctx, "cat /proc/1/comm")).text).toBe("sh");
     const seconds = uniqueSeconds();
     const left = await bash(ctx, `sleep ${seconds} & exit 3`);
     expect(left.text).toMatch(/^Exit code 3/);
@@ -331,6 +332,11 @@ describe("network", () => {
     const blocked = await bash(ctx, `curl -sS --max-time 10 http://127.0.0.3:${other.port}/`);
     expect(blocked.text).toMatch(/The sandbox blocked network access: 127\.0\.0\.3/);
     expect(blocked.text).toMatch(/sandbox\.network\.allowedDomains/);
+  });
+
+  it("keeps bwrap's own init with the network bridge, which does not reap orphans", async () => {
+    const { ctx } = setup({ network: { allowedDomains: ["127.0.0.2"], deniedDomains: [] } }, []);
+    expect((await bash(ctx, "cat /proc/1/comm")).text).toBe("bwrap");
   });
 
   it("opens hosts named by WebFetch(domain:…) allow rules", async () => {
