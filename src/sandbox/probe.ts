@@ -27,7 +27,7 @@ export type Availability =
       /** bubblewrap ≥ 0.8: commands inside cannot make user namespaces of their own. */
       disableUserns: boolean;
       /**
-       * bubblewrap ≥ 0.8: `--as-pid-1`, the command itself is the PID namespace's init, saving bwrap's
+       * bubblewrap accepts `--as-pid-1`: the command itself is the PID namespace's init, saving bwrap's
        * own reaper process (one fork of the few every sandboxed command costs).
        */
       asPid1: boolean;
