@@ -37,8 +37,13 @@ export class RawClient {
     });
   }
 
-  static spawn(args: string[]): RawClient {
-    return new RawClient(spawn(process.execPath, args, { stdio: ["pipe", "pipe", "ignore"] }) as never);
+  static spawn(args: string[], env?: NodeJS.ProcessEnv): RawClient {
+    return new RawClient(
+      spawn(process.execPath, args, {
+        stdio: ["pipe", "pipe", "ignore"],
+        ...(env ? { env: { ...process.env, ...env } } : {}),
+      }) as never,
+    );
   }
 
   get pid(): number {
@@ -85,9 +90,12 @@ export class RawClient {
 }
 
 /** Spawn → initialize → tools/list answered. */
-export async function startServer(args: string[]): Promise<{ client: RawClient; ms: number }> {
+export async function startServer(
+  args: string[],
+  env?: NodeJS.ProcessEnv,
+): Promise<{ client: RawClient; ms: number }> {
   const start = performance.now();
-  const client = RawClient.spawn(args);
+  const client = RawClient.spawn(args, env);
   await client.open();
   await client.request("tools/list");
   return { client, ms: performance.now() - start };

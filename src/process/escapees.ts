@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import { allPids, isZombie, lastPid, procEnviron, procStat } from "./procfs.js";
+import { isZombie, type PidMark, pidsCreatedAfter, procEnviron, procStat } from "./procfs.js";
 
 /**
  * A process that calls setsid (daemons, `setsid cmd &`) leaves its process group, so killing the group
@@ -24,42 +24,31 @@ export function newRunMarker(): string {
   return `${HOST_TOKEN}.${++runCounter}`;
 }
 
-/** Up to this many ids are probed one by one; past it, /proc is listed (cheaper for wide ranges). */
-const DIRECT_PROBE_MAX = 64;
-
-/** Ids of processes that may have been created after `since` (all of them when `since` is undefined). */
-function idsCreatedAfter(since: number | undefined): number[] {
-  const last = lastPid();
-  if (since !== undefined && last !== undefined && last >= since && last - since <= DIRECT_PROBE_MAX) {
-    return Array.from({ length: last - since }, (_, i) => since + 1 + i);
-  }
-  const ids = allPids() ?? [];
-  if (since === undefined || last === undefined) return ids;
-  // Ids are handed out in increasing order and wrap around at pid_max.
-  return ids.filter((pid) => (last >= since ? pid > since && pid <= last : pid > since || pid <= last));
-}
-
 /**
  * Live processes whose environment holds `needle`, or (when `sessionId` is given) that are still in that
  * session. Zombies have an empty environment and are skipped.
  */
 function processesWith(
   needle: Buffer,
-  createdAfter: number | undefined,
+  createdAfter: PidMark | undefined,
   sessionId?: number,
   ignoreNames: readonly string[] = [],
 ): number[] {
   const found: number[] = [];
-  for (const pid of idsCreatedAfter(createdAfter)) {
+  for (const pid of pidsCreatedAfter(createdAfter) ?? []) {
     if (pid === process.pid) continue;
-    if (ignoreNames.length > 0 && ignoreNames.includes(procStat(pid)?.name ?? "")) continue;
+    if (sessionId !== undefined || ignoreNames.length > 0) {
+      // One read of stat per process: name, state and session decide most cases without the environment.
+      const stat = procStat(pid);
+      if (!stat || isZombie(stat) || ignoreNames.includes(stat.name)) continue;
+      if (stat.session === sessionId) {
+        found.push(pid);
+        continue;
+      }
+    }
     const environ = procEnviron(pid);
     const at = environ?.indexOf(needle) ?? -1;
     if (at === 0 || (at > 0 && environ![at - 1] === 0)) found.push(pid);
-    else if (sessionId !== undefined) {
-      const stat = procStat(pid);
-      if (stat?.session === sessionId && !isZombie(stat)) found.push(pid);
-    }
   }
   return found;
 }
@@ -80,12 +69,12 @@ function signalAll(pids: number[], signal: NodeJS.Signals): void {
 
 /**
  * Kills every process still carrying this run's marker or still in its session (`sessionId`, the run's
- * first pid): SIGTERM, then SIGKILL after the grace period. `createdAfter` is lastPid() from before the
+ * first pid): SIGTERM, then SIGKILL after the grace period. `createdAfter` is a pidMark() from before the
  * run started. Resolves true when there were any.
  */
 export async function killEscapees(
   marker: string,
-  createdAfter: number | undefined,
+  createdAfter: PidMark | undefined,
   graceMs: number,
   /** `sessionId`: the run's session; `ignoreNames`: processes that are not the command's (the sandbox's launcher). */
   scope: { sessionId?: number; ignoreNames?: readonly string[] } = {},

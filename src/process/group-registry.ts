@@ -20,6 +20,8 @@ import { procStat } from "./procfs.js";
  */
 
 let registryFile: string | null | undefined;
+/** This host's start time, read once (it never changes). */
+let hostStartTime: string | undefined;
 const recorded = new Map<number, string>();
 
 function registryDir(): string {
@@ -52,8 +54,7 @@ function save(): void {
       unlinkSync(registryFile);
       return;
     }
-    const self = procStat(process.pid)!;
-    const lines = [`host ${process.pid} ${self.startTime}`, ...[...recorded].map(([g, t]) => `${g} ${t}`)];
+    const lines = [`host ${process.pid} ${hostStartTime}`, ...[...recorded].map(([g, t]) => `${g} ${t}`)];
     writeFileSync(registryFile, `${lines.join("\n")}\n`, { mode: 0o600 });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT")
@@ -105,7 +106,8 @@ function reapFile(path: string, hostToken: string): void {
 function start(): void {
   if (registryFile !== undefined) return;
   registryFile = null;
-  if (!procStat(process.pid)) return;
+  hostStartTime = procStat(process.pid)?.startTime;
+  if (hostStartTime === undefined) return;
   const dir = openRegistry();
   if (!dir) return;
   for (const name of readdirSync(dir)) if (name !== HOST_TOKEN) reapFile(join(dir, name), name);

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { killAllEscapeesNow } from "./escapees.js";
 import { clearRegistry, forgetGroup, recordGroup } from "./group-registry.js";
-import { groupMembers } from "./procfs.js";
+import { groupMembers, type PidMark } from "./procfs.js";
 
 /** How long a process group gets between SIGTERM and SIGKILL to clean up. */
 export const KILL_GRACE_MS = 2_000;
@@ -31,9 +31,13 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
  * states in /proc; elsewhere any member, zombie or not, counts. Processes named in `ignoreNames` do not count
  * either (a sandbox launcher still tearing down its namespace after the command in it has ended).
  */
-export function groupAlive(pgid: number, ignoreNames: readonly string[] = []): boolean {
+export function groupAlive(
+  pgid: number,
+  ignoreNames: readonly string[] = [],
+  createdAfter?: PidMark,
+): boolean {
   if (!signalGroup(pgid, 0)) return false;
-  const members = groupMembers(pgid, ignoreNames);
+  const members = groupMembers(pgid, ignoreNames, createdAfter);
   return members === undefined || members.length > 0;
 }
 
@@ -49,14 +53,16 @@ export async function killGroup(
   graceMs = KILL_GRACE_MS,
   hold: { keepAlive: boolean } = { keepAlive: true },
   launcherNames: readonly string[] = [],
+  /** A mark taken before the group's leader was spawned: only processes created since are looked at. */
+  createdAfter?: PidMark,
 ): Promise<void> {
   if (!signalGroup(pgid, "SIGTERM")) return;
   const deadline = Date.now() + graceMs;
   while (Date.now() < deadline) {
     await sleep(KILL_POLL_MS, undefined, { ref: hold.keepAlive });
-    if (!groupAlive(pgid)) return;
+    if (!groupAlive(pgid, [], createdAfter)) return;
     // The sandbox's launcher (bwrap, whose PID-namespace init ignores SIGTERM) alone is left: kill it now.
-    if (launcherNames.length > 0 && !groupAlive(pgid, launcherNames)) break;
+    if (launcherNames.length > 0 && !groupAlive(pgid, launcherNames, createdAfter)) break;
   }
   signalGroup(pgid, "SIGKILL");
 }

@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { availableParallelism } from "node:os";
 
 /**
  * The one reader of Linux's /proc for process supervision: which processes exist, their state, group and
@@ -30,6 +31,72 @@ export function allPids(): number[] | undefined {
   }
 }
 
+/** The last process id the kernel handed out (last field of /proc/loadavg); undefined when unknown. */
+export function lastPid(): number | undefined {
+  try {
+    const pid = Number(readFileSync("/proc/loadavg", "utf8").trim().split(" ").pop());
+    return Number.isInteger(pid) ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Up to this many ids are probed one by one; past it, /proc is listed (cheaper for wide ranges). */
+const DIRECT_PROBE_MAX = 64;
+
+/**
+ * More processes than a machine can create per millisecond and core (fork and exit alone take tens of
+ * microseconds). Ids wrap around at pid_max, so a mark is trusted only while fewer ids than that could
+ * have been handed out since it was taken.
+ */
+const MAX_FORKS_PER_MS_PER_CORE = 20;
+
+/** Where the kernel's process ids stood at one moment: lastPid() and when it was read. */
+export interface PidMark {
+  last: number;
+  at: number;
+}
+
+let pidMaxCache: number | undefined;
+
+/** /proc/sys/kernel/pid_max; the old default 32768 when unreadable. */
+function pidMax(): number {
+  if (pidMaxCache === undefined) {
+    try {
+      pidMaxCache = Number(readFileSync("/proc/sys/kernel/pid_max", "utf8").trim()) || 32_768;
+    } catch {
+      pidMaxCache = 32_768;
+    }
+  }
+  return pidMaxCache;
+}
+
+/** The kernel's last process id now; undefined without /proc. */
+export function pidMark(): PidMark | undefined {
+  const last = lastPid();
+  return last === undefined ? undefined : { last, at: Date.now() };
+}
+
+/**
+ * Ids of processes that may have been created after `mark` (all processes without one); undefined
+ * without /proc. Everything a command started (in its group, its session, or escaped from both) was
+ * created after the mark taken before it was spawned, so its supervisor looks at these ids, not at every
+ * process on the machine. Ids are handed out in increasing order and wrap around at pid_max; once enough
+ * time has passed for a whole wrap to be possible, every process is looked at again.
+ */
+export function pidsCreatedAfter(mark: PidMark | undefined): number[] | undefined {
+  const since = mark?.last;
+  const last = lastPid();
+  const maxCreated = (Date.now() - (mark?.at ?? 0)) * MAX_FORKS_PER_MS_PER_CORE * availableParallelism();
+  const trusted = since !== undefined && last !== undefined && maxCreated < pidMax();
+  if (trusted && last >= since && last - since <= DIRECT_PROBE_MAX) {
+    return Array.from({ length: last - since }, (_, i) => since + 1 + i);
+  }
+  const ids = allPids();
+  if (!ids || !trusted) return ids;
+  return ids.filter((pid) => (last >= since ? pid > since && pid <= last : pid > since || pid <= last));
+}
+
 /** A process's /proc/<pid>/stat, or undefined when it is gone (or /proc is missing). */
 export function procStat(pid: number): ProcStat | undefined {
   let text: string;
@@ -59,10 +126,16 @@ export function isZombie(stat: ProcStat): boolean {
 
 /**
  * Live (non-zombie) members of process group `pgid`; undefined without /proc. Processes named in
- * `ignoreNames` are left out (the sandbox's launcher and bridge, which are not the command's).
+ * `ignoreNames` are left out (the sandbox's launcher and bridge, which are not the command's). With
+ * `createdAfter` (a mark taken before the group's leader was spawned), only processes created since
+ * are looked at: every member of a group that leads its own session descends from its leader.
  */
-export function groupMembers(pgid: number, ignoreNames: readonly string[] = []): ProcStat[] | undefined {
-  const pids = allPids();
+export function groupMembers(
+  pgid: number,
+  ignoreNames: readonly string[] = [],
+  createdAfter?: PidMark,
+): ProcStat[] | undefined {
+  const pids = pidsCreatedAfter(createdAfter);
   if (!pids) return undefined;
   const found: ProcStat[] = [];
   for (const pid of pids) {
@@ -76,16 +149,6 @@ export function groupMembers(pgid: number, ignoreNames: readonly string[] = []):
 export function procEnviron(pid: number): Buffer | undefined {
   try {
     return readFileSync(`/proc/${pid}/environ`);
-  } catch {
-    return undefined;
-  }
-}
-
-/** The last process id the kernel handed out (last field of /proc/loadavg); undefined when unknown. */
-export function lastPid(): number | undefined {
-  try {
-    const pid = Number(readFileSync("/proc/loadavg", "utf8").trim().split(" ").pop());
-    return Number.isInteger(pid) ? pid : undefined;
   } catch {
     return undefined;
   }

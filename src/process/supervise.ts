@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { errorMessage } from "../core/errors.js";
 import { killEscapees, newRunMarker, RUN_MARKER_VAR } from "./escapees.js";
 import { groupAlive, KILL_GRACE_MS, killGroup, trackGroup, untrackGroup } from "./groups.js";
-import { lastPid } from "./procfs.js";
+import { pidMark } from "./procfs.js";
 
 /** How often a running command is checked for waiting on input. */
 const STALL_POLL_MS = 500;
@@ -77,7 +77,7 @@ export interface Supervised {
  */
 export function supervise(options: SuperviseOptions): Supervised {
   const marker = newRunMarker();
-  const pidsBefore = lastPid();
+  const pidsBefore = pidMark();
   let child: ReturnType<typeof spawn>;
   try {
     child = spawn(options.file, options.args, {
@@ -107,7 +107,7 @@ export function supervise(options: SuperviseOptions): Supervised {
   const end = (why: EndReason) => {
     if (killing || pid === undefined) return;
     reason = why;
-    killing = killGroup(pid, KILL_GRACE_MS, killHold, options.launcherNames);
+    killing = killGroup(pid, KILL_GRACE_MS, killHold, options.launcherNames, pidsBefore);
   };
 
   /** Cleared when a time-out returned before the group died: its kill then does not hold the host open. */
@@ -181,9 +181,9 @@ export function supervise(options: SuperviseOptions): Supervised {
       killing = (async () => {
         await alreadyKilling;
         if (pid === undefined) return;
-        if (groupAlive(pid, options.launcherNames)) {
+        if (groupAlive(pid, options.launcherNames, pidsBefore)) {
           straysKilled = true;
-          await killGroup(pid, KILL_GRACE_MS, undefined, options.launcherNames);
+          await killGroup(pid, KILL_GRACE_MS, undefined, options.launcherNames, pidsBefore);
         }
         // detached: the command leads its own session, so its pid is also the session id.
         const escaped = await killEscapees(marker, pidsBefore, KILL_GRACE_MS, {

@@ -47,9 +47,10 @@ server.listen(Number(port), "127.0.0.1", () => {
 
 /**
  * Runs the command inside the sandbox and, once it has exited, notes in the file named by $1 whether
- * any other process is still alive in the sandbox's PID namespace (pid 1 is bwrap's init; the bridge is
- * this script's parent). Those are killed with the namespace; the note lets the result say so, as it
- * does for strays outside the sandbox. Only shell builtins run after the command, so nothing is counted twice.
+ * any other process is still alive in the sandbox's PID namespace (pid 1 is bwrap's init, or this script
+ * itself under --as-pid-1; the bridge is this script's parent). Those are killed with the namespace; the
+ * note lets the result say so, as it does for strays outside the sandbox. Only shell builtins run after
+ * the command, so nothing is counted twice. As the namespace's init, sh reaps orphans while it waits.
  */
 const STRAY_CHECK = `f=$1; shift; "$@"; s=$?
 for p in /proc/[0-9]*; do
@@ -303,7 +304,14 @@ export async function sandboxLaunch(
       }
       const keep = [...policy.writable, policy.cacheDir, ...(proxyDir ? [proxyDir] : [])];
       const sockets = socketsToHide(keep);
-      const options = { cwd: spec.cwd, disableUserns: availability.disableUserns, sockets };
+      const options = {
+        cwd: spec.cwd,
+        disableUserns: availability.disableUserns,
+        sockets,
+        // The stray check's sh as the namespace's init instead of bwrap's reaper: one process fewer per
+        // command. Not with the network bridge, which is Node and does not reap orphans.
+        asPid1: availability.asPid1 && !networked,
+      };
       launched = {
         file: availability.path,
         args: bwrapArgs(policy, unreadableEmptyFile(), options, command),

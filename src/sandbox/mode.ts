@@ -3,7 +3,6 @@ import { log } from "../core/log.js";
 import { splitPowerShell } from "../permissions/powershell-split.js";
 import { parseRule, type Shell } from "../permissions/rules.js";
 import { commandText, splitBash } from "../permissions/shell-split.js";
-import { childEnv } from "../process/env.js";
 import { type Availability, sandboxAvailability } from "./probe.js";
 
 /** Whether commands of this session run in the OS sandbox, and why, in words for `cc-tools sandbox status`. */
@@ -28,7 +27,8 @@ export function sandboxMode(ctx: ToolContext): SandboxMode {
       availability: { ok: false, reason: "not checked (sandbox.enabled is false)", hint: "" },
     };
   }
-  const availability = sandboxAvailability(childEnv(ctx.config.env).PATH ?? "");
+  // The PATH commands get (childEnv's), without copying the whole environment for every command.
+  const availability = sandboxAvailability(ctx.config.env.PATH ?? process.env.PATH ?? "");
   const source = settings.enabled === true ? "sandbox.enabled is true" : "on by default where it works";
   if (availability.ok) {
     const why = `on (${availability.mechanism}): ${source}`;

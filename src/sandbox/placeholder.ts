@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readdirSync, rmdirSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 
 /**
@@ -38,7 +38,7 @@ export function holdPlaceholders(paths: readonly string[]): () => void {
     const count = users.get(path) ?? 0;
     if (count === 0) {
       mkdirSync(path, { recursive: true });
-      writeFileSync(markerOf(path), "");
+      closeSync(openSync(markerOf(path), "w"));
     }
     users.set(path, count + 1);
   }
@@ -55,12 +55,20 @@ export function holdPlaceholders(paths: readonly string[]): () => void {
   };
 }
 
+function unlinkQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // gone already
+  }
+}
+
 /** Removes this process's marker and those of dead processes, then the directory if nothing else holds it. */
 function release(path: string): void {
   try {
     for (const name of readdirSync(path)) {
       const pid = Number(MARKER.exec(name)?.[1]);
-      if (pid === process.pid || (pid > 0 && !alive(pid))) rmSync(join(path, name), { force: true });
+      if (pid === process.pid || (pid > 0 && !alive(pid))) unlinkQuietly(join(path, name));
     }
     rmdirSync(path);
   } catch {

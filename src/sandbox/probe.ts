@@ -26,6 +26,11 @@ export type Availability =
       version: string;
       /** bubblewrap ≥ 0.8: commands inside cannot make user namespaces of their own. */
       disableUserns: boolean;
+      /**
+       * bubblewrap accepts `--as-pid-1`: the command itself is the PID namespace's init, saving bwrap's
+       * own reaper process (one fork of the few every sandboxed command costs).
+       */
+      asPid1: boolean;
     }
   | { ok: false; mechanism?: Mechanism; reason: string; hint: string };
 
@@ -66,7 +71,8 @@ function probeBubblewrap(pathEnv: string): Availability {
     };
   }
   const disableUserns = runsCleanly(path, [...base, "--disable-userns", "--", "/bin/true"]) === undefined;
-  return { ok: true, mechanism: "bubblewrap", path, version, disableUserns };
+  const asPid1 = runsCleanly(path, [...base, "--as-pid-1", "--", "/bin/true"]) === undefined;
+  return { ok: true, mechanism: "bubblewrap", path, version, disableUserns, asPid1 };
 }
 
 /** /usr/bin/sandbox-exec ships with every macOS; it is deprecated but still what Claude Code uses. */
@@ -77,7 +83,14 @@ function probeSeatbelt(): Availability {
   if (failure) {
     return { ok: false, mechanism: "seatbelt", reason: `sandbox-exec does not work: ${failure}`, hint: "" };
   }
-  return { ok: true, mechanism: "seatbelt", path: SANDBOX_EXEC, version: "", disableUserns: false };
+  return {
+    ok: true,
+    mechanism: "seatbelt",
+    path: SANDBOX_EXEC,
+    version: "",
+    disableUserns: false,
+    asPid1: false,
+  };
 }
 
 /**

@@ -244,6 +244,34 @@ describe("escape attempts, each checked by its effect", () => {
     expect(await eventually(() => survivors(`sleep ${seconds}`).length === 0)).toBe(true);
   });
 
+  it("runs the command as the PID namespace's init where bubblewrap can: orphans are reaped, strays noted, exit codes kept", async () => {
+    const { ctx } = setup({}, []);
+    expect(sandboxMode(ctx).availability).toMatchObject({ ok: true, asPid1: true });
+    const reaped = await bash(
+      ctx,
+      "for i in 1 2 3 4 5; do (sleep 0.05 &); done; sleep 0.6; " +
+        "grep -s -l '^State:.Z' /proc/[0-9]*/status | wc -l",
+    );
+    expect(reaped.text).toBe("0");
+    expect((await bash(ctx, "cat /proc/1/comm")).text).toBe("sh");
+    const seconds = uniqueSeconds();
+    const left = await bash(ctx, `sleep ${seconds} & exit 3`);
+    expect(left.text).toMatch(/^Exit code 3/);
+    expect(left.text).toContain("Processes the command left running were stopped");
+    expect(await eventually(() => survivors(`sleep ${seconds}`).length === 0)).toBe(true);
+  });
+
+  it("ends a command that ignores SIGTERM at its time-out, with everything it started", async () => {
+    const { ctx } = setup({}, []);
+    const seconds = uniqueSeconds();
+    const { result, text } = await bash(ctx, `trap '' TERM; sleep ${seconds} & sleep ${seconds}`, {
+      timeout: 500,
+    });
+    expect(result.isError).toBe(true);
+    expect(text).toContain("timed out");
+    expect(await eventually(() => survivors(`sleep ${seconds}`).length === 0)).toBe(true);
+  });
+
   it("still does the ordinary work: writes in the workspace and $TMPDIR, git commits, persistent cwd, background jobs", async () => {
     const { ctx, ws } = setup({}, []);
     let run = await bash(
@@ -304,6 +332,11 @@ describe("network", () => {
     const blocked = await bash(ctx, `curl -sS --max-time 10 http://127.0.0.3:${other.port}/`);
     expect(blocked.text).toMatch(/The sandbox blocked network access: 127\.0\.0\.3/);
     expect(blocked.text).toMatch(/sandbox\.network\.allowedDomains/);
+  });
+
+  it("keeps bwrap's own init with the network bridge, which does not reap orphans", async () => {
+    const { ctx } = setup({ network: { allowedDomains: ["127.0.0.2"], deniedDomains: [] } }, []);
+    expect((await bash(ctx, "cat /proc/1/comm")).text).toBe("bwrap");
   });
 
   it("opens hosts named by WebFetch(domain:…) allow rules", async () => {

@@ -62,6 +62,21 @@ describe("bubblewrap arguments", () => {
     expect(args).toContain("--ro-bind /m/f /ws/.env");
     expect(args).toContain("--ro-bind /ws/.mcp.json /ws/.mcp.json");
   });
+
+  it("makes the command the PID namespace's init only when asked (--as-pid-1, before the command)", () => {
+    const sockets = { dirs: [], files: [] };
+    const command = ["sh", "-c", "x"];
+    const plain = bwrapArgs(policy, "/m/f", { cwd: "/ws", disableUserns: true, sockets }, command);
+    expect(plain).not.toContain("--as-pid-1");
+    const init = bwrapArgs(
+      policy,
+      "/m/f",
+      { cwd: "/ws", disableUserns: true, sockets, asPid1: true },
+      command,
+    );
+    expect(init.indexOf("--as-pid-1")).toBeGreaterThan(init.indexOf("--unshare-pid"));
+    expect(init.indexOf("--as-pid-1")).toBeLessThan(init.indexOf("--"));
+  });
 });
 
 describe("the macOS profile (generated and checked here; sandbox-exec cannot run on Linux)", () => {
