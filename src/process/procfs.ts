@@ -45,11 +45,13 @@ export function lastPid(): number | undefined {
 const DIRECT_PROBE_MAX = 64;
 
 /**
- * More processes than a machine can create per millisecond and core (fork and exit alone take tens of
- * microseconds). Ids wrap around at pid_max, so a mark is trusted only while fewer ids than that could
- * have been handed out since it was taken.
+ * More processes than a machine can create per millisecond and core: a tight fork-and-exit loop in C
+ * reaches 10 to 30 per ms on a fast core, so this leaves a wide margin against a command that churns
+ * through ids on purpose to hide a process that escaped. Ids wrap around at pid_max, so a mark is
+ * trusted only while fewer ids than that could have been handed out since it was taken (with pid_max
+ * 32768 on two cores, about 160 ms; with 4194304, about 20 s).
  */
-const MAX_FORKS_PER_MS_PER_CORE = 20;
+const MAX_FORKS_PER_MS_PER_CORE = 100;
 
 /** Where the kernel's process ids stood at one moment: lastPid() and when it was read. */
 export interface PidMark {
