@@ -103,10 +103,13 @@ async function createFrom(temp: string, target: string): Promise<void> {
   await unlink(temp);
 }
 
-/** Atomically replaces (or creates) `path` with `data`. */
+/**
+ * Atomically replaces (or creates) `path` with `data`: one buffer, or pieces written one after the other
+ * (an edit's unchanged head and tail are views of the old content, never copied into one new buffer).
+ */
 export async function atomicWrite(
   path: string,
-  data: Uint8Array,
+  data: Uint8Array | readonly Uint8Array[],
   options: AtomicWriteOptions = {},
 ): Promise<AtomicWriteResult> {
   const target = await writeTarget(path);
@@ -123,7 +126,8 @@ export async function atomicWrite(
         await handle.chown(existing.uid, existing.gid).catch(() => undefined);
         await handle.chmod(existingMode!);
       }
-      await handle.writeFile(data);
+      // writeFile writes at the handle's position and retries short writes, so pieces land in order.
+      for (const piece of data instanceof Uint8Array ? [data] : data) await handle.writeFile(piece);
       const syncing = handle.sync();
       const attributes = existing ? copyAttributes(target, temp) : undefined;
       options.whileSyncing?.();

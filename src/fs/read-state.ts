@@ -35,9 +35,12 @@ export function keepsSnapshot(chars: number): boolean {
   return chars <= SNAPSHOT_MAX_CHARS;
 }
 
-export function contentHash(bytes: Uint8Array): string {
+/** Hash of a content, given whole or as pieces in order (the same content hashes the same either way). */
+export function contentHash(bytes: Uint8Array | readonly Uint8Array[]): string {
   // sha256 is hardware-accelerated here and faster than md5 or sha1 on large files.
-  return createHash("sha256").update(bytes).digest("base64url");
+  const hash = createHash("sha256");
+  for (const piece of bytes instanceof Uint8Array ? [bytes] : bytes) hash.update(piece);
+  return hash.digest("base64url");
 }
 
 function mergeRange(ranges: readonly LineRange[], range: LineRange): LineRange[] {

@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import { type Command, InvalidArgumentError } from "commander";
 import { installCrashGuard } from "../../core/crash-guard.js";
+import { enableIdleCollection } from "../../process/memory.js";
 import { type ModelAccess, withModel } from "../../core/host.js";
 import type { McpServerStatus } from "../../core/mcp-manager.js";
 import type { Session } from "../../core/session.js";
@@ -63,6 +64,7 @@ function usageError(command: string, message: string): void {
  */
 async function serve(flags: ServeFlags, command: Command): Promise<void> {
   installCrashGuard("cc-tools mcp");
+  enableIdleCollection();
   const stray = (["port", "host"] as const).filter((name) => command.getOptionValueSource(name) === "cli");
   if (!flags.http && stray.length > 0) {
     return usageError(
