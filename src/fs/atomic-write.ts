@@ -21,11 +21,6 @@ export interface AtomicWriteOptions {
   /** Create missing parent directories (Write does; Edit only touches existing files). */
   createParents?: boolean;
   /**
-   * CPU work to run while the disk flushes (hashing the new content): fsync waits on the device in
-   * the thread pool, so the main thread is free meanwhile.
-   */
-  whileSyncing?: () => void;
-  /**
    * Last check before the new content replaces the old (the temp file is written and synced): throwing
    * abandons the write, leaving the target as it is. Callers re-check that nobody changed the file.
    */
@@ -130,7 +125,6 @@ export async function atomicWrite(
       for (const piece of data instanceof Uint8Array ? [data] : data) await handle.writeFile(piece);
       const syncing = handle.sync();
       const attributes = existing ? copyAttributes(target, temp) : undefined;
-      options.whileSyncing?.();
       await syncing;
       await attributes;
     } finally {

@@ -43,6 +43,25 @@ export function contentHash(bytes: Uint8Array | readonly Uint8Array[]): string {
   return hash.digest("base64url");
 }
 
+/**
+ * The hash of content just written, computed off the write's critical path: on the first read of it (the
+ * next Write or Edit of that file, a saved session), or once the current call has answered (setImmediate),
+ * whichever comes first. `content` must not change meanwhile (callers pass buffers they no longer touch).
+ */
+export function deferredHash(content: Uint8Array | readonly Uint8Array[]): () => string {
+  let hash: string | undefined;
+  let pending: readonly Uint8Array[] | Uint8Array | undefined = content;
+  const settle = () => {
+    if (hash === undefined) {
+      hash = contentHash(pending!);
+      pending = undefined; // The content can be collected once hashed.
+    }
+    return hash;
+  };
+  setImmediate(settle);
+  return settle;
+}
+
 function mergeRange(ranges: readonly LineRange[], range: LineRange): LineRange[] {
   const all = [...ranges, range].sort((a, b) => a[0] - b[0]);
   const merged: LineRange[] = [];
@@ -70,9 +89,24 @@ export class ReadState {
     this.store(path, { hash, ranges }, view);
   }
 
-  /** Records content this session wrote itself: the model knows it, so it counts as read. */
-  recordWrite(path: string, hash: string, view: string | undefined): void {
-    this.store(path, { hash, ranges: this.files.get(path)?.ranges ?? [] }, view);
+  /**
+   * Records content this session wrote itself: the model knows it, so it counts as read. The hash may be
+   * given as a function (see deferredHash): it is then computed the first time anything reads it.
+   */
+  recordWrite(path: string, hash: string | (() => string), view: string | undefined): void {
+    const ranges = this.files.get(path)?.ranges ?? [];
+    this.store(
+      path,
+      typeof hash === "string"
+        ? { hash, ranges }
+        : {
+            get hash() {
+              return hash();
+            },
+            ranges,
+          },
+      view,
+    );
   }
 
   forget(path: string): void {

@@ -169,8 +169,7 @@ function decodedChange(path: string, decoded: DecodedText, input: EditInput): Ch
         "or rewrite the whole file with Write, which converts it to UTF-8.",
     );
   }
-  const newLength =
-    decoded.view.length + splices.reduce((n, s) => n + s.text.length - (s.end - s.start), 0);
+  const newLength = decoded.view.length + splices.reduce((n, s) => n + s.text.length - (s.end - s.start), 0);
   return {
     rung,
     replacements: splices.length,
@@ -270,7 +269,8 @@ export const editTool = defineTool({
       // A plain file is decoded only when it must be: to show a change on disk, or for the ladder.
       const decode = () => (decoded ??= decodeText(current)!);
       requireFreshRead(ctx, target, current, () => decode().view);
-      const change = (plain ? plainExactChange(current, input) : undefined) ?? decodedChange(path, decode(), input);
+      const change =
+        (plain ? plainExactChange(current, input) : undefined) ?? decodedChange(path, decode(), input);
       const { rung, replacements, summary } = change;
       const note = await writeAndRecord(ctx, target, current, change.pieces, change.newView());
       const what = !input.replace_all

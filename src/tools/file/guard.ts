@@ -12,7 +12,7 @@ import {
 import { type DecodedText, decodeText, MAX_DECODED_FILE_BYTES } from "../../fs/codec.js";
 import { assertLockHeld, withFileLock } from "../../fs/file-lock.js";
 import { nearestExisting } from "../../fs/missing-file.js";
-import { changeDiff, contentHash, readStateSlot } from "../../fs/read-state.js";
+import { changeDiff, contentHash, deferredHash, readStateSlot } from "../../fs/read-state.js";
 import { readBounded, specialFileKind } from "../../fs/regular-file.js";
 
 /**
@@ -139,7 +139,7 @@ const SETTLE_READS = 10;
 const SETTLE_PAUSE_MS = 20;
 
 /** Bytes compared per read when a file is checked against the content it should hold. */
-const COMPARE_CHUNK_BYTES = 256 * 1024;
+const COMPARE_CHUNK_BYTES = 1024 * 1024;
 /** Compare buffers kept for reuse, so checking a large file allocates no fresh memory each time. */
 const SPARE_COMPARE_BUFFERS = 2;
 const spareCompareBuffers: Buffer[] = [];
@@ -269,7 +269,8 @@ function changedMessage(target: string): InputError {
 /**
  * Writes `bytes` (one buffer, or pieces in order) atomically in place of `basis` (the bytes the change
  * was made from, read under the lock; undefined for a new file) and records them as read: content this
- * session wrote is content the model knows. The hash is computed while the disk flushes. Returns a note
+ * session wrote is content the model knows. Its hash is computed after the call answered (deferredHash):
+ * a call that needs it sooner (the next Edit of the file) computes it then. Returns a note
  * for the result when the write did something the caller should hear about (other hard links left with
  * the old content), else "".
  */
@@ -282,15 +283,11 @@ export async function writeAndRecord(
   options: Pick<AtomicWriteOptions, "createParents"> = {},
 ): Promise<string> {
   const pieces = bytes instanceof Uint8Array ? [bytes] : bytes;
-  let hash = "";
   const check = new ReplaceCheck(ctx, target, basis);
   let result: AtomicWriteResult;
   try {
     result = await atomicWrite(target, pieces, {
       ...options,
-      whileSyncing: () => {
-        hash = contentHash(pieces);
-      },
       createOnly: !basis,
       beforeRename: () => check.beforeRename(),
       afterRename: () => check.afterRename(pieces),
@@ -303,7 +300,7 @@ export async function writeAndRecord(
     );
   }
   const { separatedLinks } = result;
-  ctx.session.get(readStateSlot).recordWrite(target, hash, view);
+  ctx.session.get(readStateSlot).recordWrite(target, deferredHash(pieces), view);
   if (separatedLinks === 0) return "";
   const links = separatedLinks === 1 ? "another hard link" : `${separatedLinks} other hard links`;
   return (
