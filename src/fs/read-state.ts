@@ -44,21 +44,32 @@ export function contentHash(bytes: Uint8Array | readonly Uint8Array[]): string {
 }
 
 /**
- * The hash of content just written, computed off the write's critical path: on the first read of it (the
- * next Write or Edit of that file, a saved session), or once the current call has answered (setImmediate),
- * whichever comes first. `content` must not change meanwhile (callers pass buffers they no longer touch).
+ * How long after a write its content is hashed at the latest: long enough for the call to finish and
+ * answer (releasing the file lock and building the result are still to come when the write returns), so
+ * the hashing does not add to that call's time.
  */
-export function deferredHash(content: Uint8Array | readonly Uint8Array[]): () => string {
+const DEFERRED_HASH_DELAY_MS = 50;
+
+/**
+ * The hash of content just written, computed off the write's critical path: on the first read of it (the
+ * next Write or Edit of that file, a saved session), or DEFERRED_HASH_DELAY_MS later, whichever comes
+ * first. `content` must not change until then; `done` runs once it is hashed (the caller may then reuse
+ * the buffers).
+ */
+export function deferredHash(content: Uint8Array | readonly Uint8Array[], done?: () => void): () => string {
   let hash: string | undefined;
   let pending: readonly Uint8Array[] | Uint8Array | undefined = content;
   const settle = () => {
     if (hash === undefined) {
       hash = contentHash(pending!);
-      pending = undefined; // The content can be collected once hashed.
+      pending = undefined; // The content can be collected (or reused) once hashed.
+      clearTimeout(timer);
+      done?.();
     }
     return hash;
   };
-  setImmediate(settle);
+  const timer = setTimeout(settle, DEFERRED_HASH_DELAY_MS);
+  timer.unref();
   return settle;
 }
 
