@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import { type Command, InvalidArgumentError } from "commander";
 import { installCrashGuard } from "../../core/crash-guard.js";
+import { useAttributeHelper } from "../../fs/attribute-helper.js";
 import { enableIdleCollection } from "../../process/memory.js";
 import { type ModelAccess, withModel } from "../../core/host.js";
 import type { McpServerStatus } from "../../core/mcp-manager.js";
@@ -64,7 +65,9 @@ function usageError(command: string, message: string): void {
  */
 async function serve(flags: ServeFlags, command: Command): Promise<void> {
   installCrashGuard("cc-tools mcp");
+  // A long-running server: collect a large call's garbage when quiet, and never fork itself for cp.
   enableIdleCollection();
+  useAttributeHelper();
   const stray = (["port", "host"] as const).filter((name) => command.getOptionValueSource(name) === "cli");
   if (!flags.http && stray.length > 0) {
     return usageError(
