@@ -33,6 +33,8 @@ let collect: Collect | null | undefined;
 let running = 0;
 let timer: NodeJS.Timeout | undefined;
 let baseline = 0;
+/** Set when something dropped a large buffer of its own: the next quiet moment collects whatever the growth. */
+let dropped = false;
 
 /** Heap in use plus memory outside the heap (buffers): what a collection can give back. */
 function usedBytes(): number {
@@ -67,6 +69,18 @@ export function enableIdleCollection(): void {
   baseline = usedBytes();
 }
 
+/**
+ * Says that a large buffer kept on purpose (a cache, a pool) was just let go: the next quiet moment
+ * collects it, whatever the growth. Does nothing unless a host enabled collection.
+ */
+export function bufferDropped(): void {
+  if (!enabled) return;
+  dropped = true;
+  if (running > 0 || timer) return;
+  timer = setTimeout(collectIfGrown, COLLECT_QUIET_MS);
+  timer.unref();
+}
+
 /** Marks the start of a call: no collection runs until every started call has ended. */
 export function callStarted(): void {
   running++;
@@ -88,11 +102,12 @@ function collectIfGrown(): void {
   timer = undefined;
   if (running > 0) return;
   const used = usedBytes();
-  if (used - baseline < COLLECT_AFTER_GROWTH_BYTES) {
+  if (!dropped && used - baseline < COLLECT_AFTER_GROWTH_BYTES) {
     // V8 may have collected on its own meanwhile: growth counts from the lowest point seen.
     baseline = Math.min(baseline, used);
     return;
   }
+  dropped = false;
   collect ??= obtainGc() ?? null;
   if (!collect) return;
   const started = performance.now();

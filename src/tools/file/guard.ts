@@ -13,6 +13,7 @@ import { type DecodedText, decodeText, MAX_DECODED_FILE_BYTES } from "../../fs/c
 import { assertLockHeld, withFileLock } from "../../fs/file-lock.js";
 import { nearestExisting } from "../../fs/missing-file.js";
 import { changeDiff, contentHash, deferredHash, readStateSlot } from "../../fs/read-state.js";
+import { bufferDropped } from "../../process/memory.js";
 import { readBounded, specialFileKind } from "../../fs/regular-file.js";
 
 /**
@@ -67,13 +68,18 @@ const keptRead = {
     if (this.buffer && this.buffer.length >= whole.byteLength) return;
     this.drop();
     this.buffer = Buffer.from(whole, 0, whole.byteLength);
-    this.timer = setTimeout(() => this.drop(), KEPT_READ_IDLE_MS);
+    this.timer = setTimeout(() => this.expire(), KEPT_READ_IDLE_MS);
     this.timer.unref();
   },
   drop(): void {
     clearTimeout(this.timer);
     this.buffer = undefined;
     this.timer = undefined;
+  },
+  /** Lets an unused buffer go, and its memory with it at the next quiet moment (where a host collects). */
+  expire(): void {
+    this.drop();
+    bufferDropped();
   },
 };
 

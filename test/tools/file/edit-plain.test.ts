@@ -134,3 +134,30 @@ describe("Edit: the hash of what it wrote is taken after the call, never skipped
     expect(readFileSync(path, "utf8").startsWith("BEGIN\n")).toBe(true);
   });
 });
+
+describe("Edit: the buffer large files are read into is reused, never shared", () => {
+  it("keeps every file's own bytes when edits of two large files alternate and overlap", async () => {
+    const ctx = fileContext();
+    const files = ["a", "b"].map((name) => {
+      const path = join(ctx.workingDir, `${name}.txt`);
+      // Over a MiB each (the size from which the buffer is kept), and different sizes.
+      const lines = Array.from({ length: name === "a" ? 90_000 : 70_000 }, (_, i) => `${name} ${i}`);
+      writeFileSync(path, `${lines.join("\n")}\n`);
+      return { path, expected: `${lines.join("\n")}\n` };
+    });
+    for (const { path } of files) await call(ctx, "Read", { file_path: path, limit: 1 });
+    const edit = async (file: (typeof files)[number], line: number) => {
+      const name = file.path.endsWith("a.txt") ? "a" : "b";
+      const result = await call(ctx, "Edit", {
+        file_path: file.path,
+        old_string: `\n${name} ${line}\n`,
+        new_string: `\n${name} ${line} edited\n`,
+      });
+      expect(result.isError).toBe(false);
+      file.expected = file.expected.replace(`\n${name} ${line}\n`, `\n${name} ${line} edited\n`);
+    };
+    for (let i = 1; i <= 4; i++) await edit(files[i % 2]!, 1000 * i);
+    await Promise.all([edit(files[0]!, 50_000), edit(files[1]!, 50_000), edit(files[0]!, 60_000)]);
+    for (const file of files) expect(readFileSync(file.path, "utf8")).toBe(file.expected);
+  });
+});
