@@ -2,8 +2,8 @@ import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { useAttributeHelper } from "../../src/fs/attribute-helper.js";
 import { atomicWrite } from "../../src/fs/atomic-write.js";
+import { useAttributeHelper } from "../../src/fs/attribute-helper.js";
 import { tempDir } from "../helpers/context.js";
 
 /**

@@ -1,13 +1,13 @@
 import { resolve } from "node:path";
 import { type Command, InvalidArgumentError } from "commander";
 import { installCrashGuard } from "../../core/crash-guard.js";
-import { useAttributeHelper } from "../../fs/attribute-helper.js";
-import { enableIdleCollection } from "../../process/memory.js";
 import { type ModelAccess, withModel } from "../../core/host.js";
 import type { McpServerStatus } from "../../core/mcp-manager.js";
 import type { Session } from "../../core/session.js";
+import { useAttributeHelper } from "../../fs/attribute-helper.js";
 import type { ContextFactory, ToolSessionOptions } from "../../mcp/server.js";
 import type { StdioConnection } from "../../mcp/stdio-connection.js";
+import { enableIdleCollection } from "../../process/memory.js";
 import {
   addContextOptions,
   type ContextFlags,

@@ -21,7 +21,7 @@ import { newFileFormat } from "../../fs/editorconfig.js";
 import { missingFileMessage } from "../../fs/missing-file.js";
 import { pathSubject } from "../../fs/paths.js";
 import { keepsSnapshot } from "../../fs/read-state.js";
-import { CONTEXT_WINDOW_LINES, type ChangeSummary, summariseChanges } from "./change-summary.js";
+import { type ChangeSummary, CONTEXT_WINDOW_LINES, summariseChanges } from "./change-summary.js";
 import {
   findEdit,
   type LadderResult,

@@ -13,8 +13,8 @@ import { type DecodedText, decodeText, MAX_DECODED_FILE_BYTES } from "../../fs/c
 import { assertLockHeld, withFileLock } from "../../fs/file-lock.js";
 import { nearestExisting } from "../../fs/missing-file.js";
 import { changeDiff, contentHash, deferredHash, readStateSlot } from "../../fs/read-state.js";
-import { bufferDropped } from "../../process/memory.js";
 import { readBounded, specialFileKind } from "../../fs/regular-file.js";
+import { bufferDropped } from "../../process/memory.js";
 
 /**
  * The rules every file-changing tool shares: an existing file must have been read in this session, and

@@ -1,4 +1,4 @@
-import { openSync, readFileSync, writeFileSync, writeSync, closeSync } from "node:fs";
+import { closeSync, openSync, readFileSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
