@@ -17,6 +17,13 @@ const HELPER_SCRIPT =
   'while IFS= read -r -d "" from && IFS= read -r -d "" to; do ' +
   'cp --attributes-only --preserve=mode,xattr -- "$from" "$to" 2>/dev/null; echo "$?"; done';
 
+/**
+ * Longest one copy may take through the helper. cp on a hung file system would hold up every later write's
+ * copy behind it (one helper serves them in turn), so past this the helper and its cp are killed, and the
+ * waiting writes spawn cp themselves, each on its own, as without the helper.
+ */
+const HELPER_ANSWER_TIMEOUT_MS = 10_000;
+
 let enabled = false;
 let helper: Helper | undefined;
 
@@ -29,14 +36,17 @@ class Helper {
   private readonly child: ChildProcessByStdio<Writable, Readable, null>;
   private output = "";
   private readonly waiting: Array<(status: number | undefined) => void> = [];
+  private timer: NodeJS.Timeout | undefined;
   dead = false;
 
   constructor() {
     // Without BASH_ENV, which a non-interactive bash would source first.
     const { BASH_ENV: _, ...env } = process.env;
+    // Its own process group, so a kill reaches the cp it runs too.
     this.child = spawn("bash", ["--noprofile", "--norc", "-c", HELPER_SCRIPT], {
       stdio: ["pipe", "pipe", "ignore"],
       env,
+      detached: true,
     });
     this.child.on("error", (error) => this.end(error));
     this.child.on("exit", () => this.end());
@@ -48,6 +58,7 @@ class Helper {
         const status = Number(this.output.slice(0, nl));
         this.output = this.output.slice(nl + 1);
         this.waiting.shift()?.(status);
+        this.watch();
         if (this.waiting.length === 0) this.idle();
       }
     });
@@ -62,8 +73,18 @@ class Helper {
     return new Promise((resolve) => {
       if (this.waiting.length === 0) this.busy();
       this.waiting.push(resolve);
+      if (this.waiting.length === 1) this.watch();
       this.child.stdin.write(`${from}\0${to}\0`);
     });
+  }
+
+  /** Times the oldest request: each answer restarts the clock for the next. */
+  private watch(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.waiting.length === 0 || this.dead) return;
+    this.timer = setTimeout(() => this.end(new Error("cp did not finish in time")), HELPER_ANSWER_TIMEOUT_MS);
+    this.timer.unref();
   }
 
   private busy(): void {
@@ -77,7 +98,14 @@ class Helper {
   private end(error?: Error): void {
     if (this.dead) return;
     this.dead = true;
+    clearTimeout(this.timer);
     if (error) log.debug("the attribute helper failed; cp is spawned directly", error);
+    try {
+      if (this.child.pid !== undefined && this.child.exitCode === null)
+        process.kill(-this.child.pid, "SIGKILL");
+    } catch {
+      // Already gone.
+    }
     for (const resolve of this.waiting.splice(0)) resolve(undefined);
     this.child.stdin.destroy();
     this.child.stdout.destroy();
