@@ -3,6 +3,7 @@ import { link, lstat, mkdir, open, rename, stat, unlink } from "node:fs/promises
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { log } from "../core/log.js";
+import { copyThroughHelper } from "./attribute-helper.js";
 import { canonicalPath } from "./canonical.js";
 import { sweepLeftovers, tempName } from "./siblings.js";
 
@@ -20,11 +21,6 @@ const NEW_FILE_MODE = 0o666;
 export interface AtomicWriteOptions {
   /** Create missing parent directories (Write does; Edit only touches existing files). */
   createParents?: boolean;
-  /**
-   * CPU work to run while the disk flushes (hashing the new content): fsync waits on the device in
-   * the thread pool, so the main thread is free meanwhile.
-   */
-  whileSyncing?: () => void;
   /**
    * Last check before the new content replaces the old (the temp file is written and synced): throwing
    * abandons the write, leaving the target as it is. Callers re-check that nobody changed the file.
@@ -74,6 +70,11 @@ const execFileAsync = promisify(execFile);
  */
 async function copyAttributes(from: string, to: string): Promise<void> {
   if (process.platform !== "linux") return;
+  const status = await copyThroughHelper(from, to);
+  if (status !== undefined) {
+    if (status !== 0) log.debug(`could not carry extended attributes of ${from} over (cp exited ${status})`);
+    return;
+  }
   await execFileAsync("cp", ["--attributes-only", "--preserve=mode,xattr", "--", from, to]).catch((error) =>
     log.debug(`could not carry extended attributes of ${from} over`, error),
   );
@@ -103,10 +104,13 @@ async function createFrom(temp: string, target: string): Promise<void> {
   await unlink(temp);
 }
 
-/** Atomically replaces (or creates) `path` with `data`. */
+/**
+ * Atomically replaces (or creates) `path` with `data`: one buffer, or pieces written one after the other
+ * (an edit's unchanged head and tail are views of the old content, never copied into one new buffer).
+ */
 export async function atomicWrite(
   path: string,
-  data: Uint8Array,
+  data: Uint8Array | readonly Uint8Array[],
   options: AtomicWriteOptions = {},
 ): Promise<AtomicWriteResult> {
   const target = await writeTarget(path);
@@ -123,10 +127,10 @@ export async function atomicWrite(
         await handle.chown(existing.uid, existing.gid).catch(() => undefined);
         await handle.chmod(existingMode!);
       }
-      await handle.writeFile(data);
+      // writeFile writes at the handle's position and retries short writes, so pieces land in order.
+      for (const piece of data instanceof Uint8Array ? [data] : data) await handle.writeFile(piece);
       const syncing = handle.sync();
       const attributes = existing ? copyAttributes(target, temp) : undefined;
-      options.whileSyncing?.();
       await syncing;
       await attributes;
     } finally {

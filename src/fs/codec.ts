@@ -205,6 +205,18 @@ export function viewOf(text: string): string {
   return isClassicMac(text) ? text.replaceAll("\r", "\n") : text.replaceAll("\r\n", "\n");
 }
 
+/**
+ * True when decodeText would read `bytes` as UTF-8 without a BOM and without any CR: the view is then
+ * exactly the bytes' UTF-8 text, so a well-formed string occurs in the view where its UTF-8 bytes occur
+ * in the file (UTF-8 is self-synchronising), and an edit can be found and spliced in the bytes without
+ * decoding the whole file. Costs two scans of the bytes (UTF-8 validation and a search for CR).
+ */
+export function isPlainUtf8(bytes: Buffer): boolean {
+  if (!looksLikeText(bytes) || bytes.subarray(0, SNIFF_BYTES).includes(0)) return false;
+  const { encoding, bom } = detectEncoding(bytes);
+  return encoding === "utf8" && !bom && !bytes.includes(0x0d);
+}
+
 /** Decodes a text file. Returns undefined for binary data (callers name the type). */
 export function decodeText(bytes: Buffer): DecodedText | undefined {
   if (!looksLikeText(bytes)) return undefined;
@@ -308,6 +320,14 @@ export function applySplices(view: string, splices: readonly Splice[], from = 0,
  * re-encoded; every other byte is copied as it was.
  */
 export function spliceBytes(file: DecodedText, splices: readonly Splice[]): Buffer {
+  return Buffer.concat(splicePieces(file, splices));
+}
+
+/**
+ * The new content as pieces in order: views of the original bytes (not copies) between re-encoded
+ * splices. A writer can write them one after the other, so a large file is not copied to change a line.
+ */
+export function splicePieces(file: DecodedText, splices: readonly Splice[]): Buffer[] {
   const { bytes, view, crlfAt, format, unwritable } = file;
   if (unwritable) throw new Error(`cannot splice into this file: ${unwritable}`);
   const { encoding } = format;
@@ -339,7 +359,7 @@ export function spliceBytes(file: DecodedText, splices: readonly Splice[]): Buff
     copied = to;
   }
   pieces.push(bytes.subarray(copied));
-  return Buffer.concat(pieces);
+  return pieces;
 }
 
 /** Encodes a whole text (LF line breaks unless it carries its own CRLFs or CRs) in a format. */

@@ -35,9 +35,42 @@ export function keepsSnapshot(chars: number): boolean {
   return chars <= SNAPSHOT_MAX_CHARS;
 }
 
-export function contentHash(bytes: Uint8Array): string {
+/** Hash of a content, given whole or as pieces in order (the same content hashes the same either way). */
+export function contentHash(bytes: Uint8Array | readonly Uint8Array[]): string {
   // sha256 is hardware-accelerated here and faster than md5 or sha1 on large files.
-  return createHash("sha256").update(bytes).digest("base64url");
+  const hash = createHash("sha256");
+  for (const piece of bytes instanceof Uint8Array ? [bytes] : bytes) hash.update(piece);
+  return hash.digest("base64url");
+}
+
+/**
+ * How long after a write its content is hashed at the latest: long enough for the call to finish and
+ * answer (releasing the file lock and building the result are still to come when the write returns), so
+ * the hashing does not add to that call's time.
+ */
+const DEFERRED_HASH_DELAY_MS = 50;
+
+/**
+ * The hash of content just written, computed off the write's critical path: on the first read of it (the
+ * next Write or Edit of that file, a saved session), or DEFERRED_HASH_DELAY_MS later, whichever comes
+ * first. `content` must not change until then; `done` runs once it is hashed (the caller may then reuse
+ * the buffers).
+ */
+export function deferredHash(content: Uint8Array | readonly Uint8Array[], done?: () => void): () => string {
+  let hash: string | undefined;
+  let pending: readonly Uint8Array[] | Uint8Array | undefined = content;
+  const settle = () => {
+    if (hash === undefined) {
+      hash = contentHash(pending!);
+      pending = undefined; // The content can be collected (or reused) once hashed.
+      clearTimeout(timer);
+      done?.();
+    }
+    return hash;
+  };
+  const timer = setTimeout(settle, DEFERRED_HASH_DELAY_MS);
+  timer.unref();
+  return settle;
 }
 
 function mergeRange(ranges: readonly LineRange[], range: LineRange): LineRange[] {
@@ -67,9 +100,24 @@ export class ReadState {
     this.store(path, { hash, ranges }, view);
   }
 
-  /** Records content this session wrote itself: the model knows it, so it counts as read. */
-  recordWrite(path: string, hash: string, view: string | undefined): void {
-    this.store(path, { hash, ranges: this.files.get(path)?.ranges ?? [] }, view);
+  /**
+   * Records content this session wrote itself: the model knows it, so it counts as read. The hash may be
+   * given as a function (see deferredHash): it is then computed the first time anything reads it.
+   */
+  recordWrite(path: string, hash: string | (() => string), view: string | undefined): void {
+    const ranges = this.files.get(path)?.ranges ?? [];
+    this.store(
+      path,
+      typeof hash === "string"
+        ? { hash, ranges }
+        : {
+            get hash() {
+              return hash();
+            },
+            ranges,
+          },
+      view,
+    );
   }
 
   forget(path: string): void {

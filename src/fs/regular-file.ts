@@ -28,9 +28,15 @@ const OVERRUN_PROBE_BYTES = 1;
 
 /**
  * Reads a regular file, at most `limit` bytes; undefined when it holds more. Sizes from stat can lie
- * (files in /proc report 0), so the bound is enforced while reading, not only checked before.
+ * (files in /proc report 0), so the bound is enforced while reading, not only checked before. The first
+ * read goes into a buffer from `allocate` (a caller may hand out a reused one); when the file is read in
+ * one go, the result is a view of that buffer.
  */
-export async function readBounded(path: string, limit: number): Promise<Buffer | undefined> {
+export async function readBounded(
+  path: string,
+  limit: number,
+  allocate: (size: number) => Buffer = Buffer.allocUnsafe,
+): Promise<Buffer | undefined> {
   // Non-blocking, and judged by the opened file itself: a FIFO swapped in after an earlier stat must
   // neither block the open nor be read.
   const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
@@ -45,8 +51,8 @@ export async function readBounded(path: string, limit: number): Promise<Buffer |
     let total = 0;
     // Usually stat is right and one read of that size (plus the probe) takes it all.
     let next = Math.min(info.size, limit) + OVERRUN_PROBE_BYTES;
-    for (;;) {
-      const chunk = Buffer.allocUnsafe(next);
+    for (let first = true; ; first = false) {
+      const chunk = first ? allocate(next) : Buffer.allocUnsafe(next);
       const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
       if (bytesRead === 0) return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
       chunks.push(chunk.subarray(0, bytesRead));

@@ -11,6 +11,7 @@ import { ArrivalOrder } from "../executor/arrival-order.js";
 import { runTool } from "../executor/run.js";
 import { inboxSlot, renderMessages } from "../messages/inbox.js";
 import { autoHandler } from "../permissions/handlers.js";
+import { callEnded, callStarted } from "../process/memory.js";
 import { toMcpTools, toolsFor } from "../registry.js";
 import { todoSlot } from "../tasks/todos.js";
 import { toMcpResult } from "./content.js";
@@ -135,6 +136,7 @@ export function createToolSession(
     if (call.mcpReq.signal.aborted) onCancel();
     call.mcpReq.signal.addEventListener("abort", onCancel, { once: true });
     inFlight.set(call.mcpReq.id, controller);
+    callStarted();
     try {
       const result = await order.run({ name, input: args }, controller.signal, async () => {
         // A tool of another MCP server may be called before that server finished connecting.
@@ -153,6 +155,8 @@ export function createToolSession(
       progress.stop();
       inFlight.delete(call.mcpReq.id);
       call.mcpReq.signal.removeEventListener("abort", onCancel);
+      // A large call's garbage is collected once the server is quiet (when the host enabled it).
+      callEnded();
     }
   });
 

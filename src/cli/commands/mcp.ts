@@ -4,8 +4,10 @@ import { installCrashGuard } from "../../core/crash-guard.js";
 import { type ModelAccess, withModel } from "../../core/host.js";
 import type { McpServerStatus } from "../../core/mcp-manager.js";
 import type { Session } from "../../core/session.js";
+import { useAttributeHelper } from "../../fs/attribute-helper.js";
 import type { ContextFactory, ToolSessionOptions } from "../../mcp/server.js";
 import type { StdioConnection } from "../../mcp/stdio-connection.js";
+import { enableIdleCollection } from "../../process/memory.js";
 import { modelMayBeConfigured, stdioConnection } from "../early-opening.js";
 import {
   addContextOptions,
@@ -58,6 +60,9 @@ function usageError(command: string, message: string): void {
  */
 async function serve(flags: ServeFlags, command: Command): Promise<void> {
   installCrashGuard("cc-tools mcp");
+  // A long-running server: collect a large call's garbage when quiet, and never fork itself for cp.
+  enableIdleCollection();
+  useAttributeHelper();
   const stray = (["port", "host"] as const).filter((name) => command.getOptionValueSource(name) === "cli");
   if (!flags.http && stray.length > 0) {
     return usageError(

@@ -18,6 +18,8 @@ export interface Hunk {
 
 /** Unchanged lines shown around each change. */
 const CONTEXT_LINES = 3;
+/** Whole lines a window of the file (see summariseChanges) needs on each side of a single change. */
+export const CONTEXT_WINDOW_LINES = CONTEXT_LINES + 1;
 /** Changed places shown in the result text; the rest are counted. */
 const MAX_SHOWN_CHANGES = 3;
 /** Longest numbered excerpt for one change; longer ones show their head and tail. */
@@ -27,9 +29,9 @@ const EXCERPT_TAIL_LINES = 8;
 const MAX_HUNKS = 200;
 
 /** Forward-only line counter: each call costs only the text since the previous one. */
-function lineCounter(view: string) {
+function lineCounter(view: string, firstLine: number) {
   let offset = 0;
-  let line = 1;
+  let line = firstLine;
   return (to: number) => {
     for (let i = view.indexOf("\n", offset); i !== -1 && i < to; i = view.indexOf("\n", i + 1)) line++;
     offset = Math.max(offset, to);
@@ -110,9 +112,13 @@ export interface ChangeSummary {
   hunks: Hunk[];
 }
 
-/** Summarises splices applied to `view` (the file before the edit). */
-export function summariseChanges(view: string, splices: readonly Splice[]): ChangeSummary {
-  const lineAt = lineCounter(view);
+/**
+ * Summarises splices applied to `view` (the file before the edit). `view` may also be a window of the
+ * file that starts at line `firstLine` and holds more than CONTEXT_LINES whole lines before and after
+ * every splice (see CONTEXT_WINDOW_LINES): the summary is then the same as for the whole file.
+ */
+export function summariseChanges(view: string, splices: readonly Splice[], firstLine = 1): ChangeSummary {
+  const lineAt = lineCounter(view, firstLine);
   const groups = groupSplices(view, splices);
   const hunks: Hunk[] = [];
   const excerpts: string[] = [];

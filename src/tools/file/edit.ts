@@ -11,8 +11,9 @@ import {
   type DecodedText,
   decodeText,
   encodeText,
+  isPlainUtf8,
   type Splice,
-  spliceBytes,
+  splicePieces,
   unencodable,
   viewOf,
 } from "../../fs/codec.js";
@@ -20,7 +21,7 @@ import { newFileFormat } from "../../fs/editorconfig.js";
 import { missingFileMessage } from "../../fs/missing-file.js";
 import { pathSubject } from "../../fs/paths.js";
 import { keepsSnapshot } from "../../fs/read-state.js";
-import { summariseChanges } from "./change-summary.js";
+import { type ChangeSummary, CONTEXT_WINDOW_LINES, summariseChanges } from "./change-summary.js";
 import {
   findEdit,
   type LadderResult,
@@ -144,6 +145,106 @@ function plan(path: string, decoded: DecodedText, input: EditInput): { rung: Run
   return result;
 }
 
+/** What an edit of an existing file changes, however it was found. */
+interface Change {
+  rung: Rung;
+  replacements: number;
+  /** The new content, in order: views of the current bytes between the new text. */
+  pieces: Buffer[];
+  summary: ChangeSummary;
+  /** The new view, for the read-state: built only when it would be kept (small files). */
+  newView: () => string | undefined;
+}
+
+/** The edit of a decoded file: the whole ladder of matches, and splices in any encoding. */
+function decodedChange(path: string, decoded: DecodedText, input: EditInput): Change {
+  requireWritableEncoding(path, decoded);
+  const { rung, splices } = plan(path, decoded, input);
+  const foreign = unencodable(splices.map((s) => s.text).join(""), decoded.format.encoding);
+  if (foreign.length > 0) {
+    // Converting the whole file would change every non-ASCII byte outside the edit, so it is the caller's call.
+    throw new InputError(
+      `${path} is ${decoded.format.encoding}-encoded and cannot store ${foreign.slice(0, MAX_LISTED_CHARS).join(" ")} from new_string. ` +
+        "Nothing was changed. Spell them with characters the file has (or an escape its language allows), " +
+        "or rewrite the whole file with Write, which converts it to UTF-8.",
+    );
+  }
+  const newLength = decoded.view.length + splices.reduce((n, s) => n + s.text.length - (s.end - s.start), 0);
+  return {
+    rung,
+    replacements: splices.length,
+    pieces: splicePieces(decoded, splices),
+    summary: summariseChanges(decoded.view, splices),
+    newView: () => (keepsSnapshot(newLength) ? applySplices(decoded.view, splices) : undefined),
+  };
+}
+
+const LF = 0x0a;
+const LONE_SURROGATE = /\p{Surrogate}/u;
+
+/** Start of the line `lines` lines above the one holding byte `at`. */
+function lineStartAbove(bytes: Buffer, at: number, lines: number): number {
+  let start = at === 0 ? 0 : bytes.lastIndexOf(LF, at - 1) + 1;
+  for (let i = 0; i < lines && start > 0; i++) start = start === 1 ? 0 : bytes.lastIndexOf(LF, start - 2) + 1;
+  return start;
+}
+
+/** End (its LF, or the end of the file) of the line `lines` lines below the one holding byte `at`. */
+function lineEndBelow(bytes: Buffer, at: number, lines: number): number {
+  let end = bytes.indexOf(LF, at);
+  for (let i = 0; i < lines && end !== -1; i++) end = bytes.indexOf(LF, end + 1);
+  return end === -1 ? bytes.length : end;
+}
+
+function countLf(bytes: Buffer, end: number): number {
+  let n = 0;
+  for (let i = bytes.indexOf(LF); i !== -1 && i < end; i = bytes.indexOf(LF, i + 1)) n++;
+  return n;
+}
+
+/** The view of content given as UTF-8 pieces, when the read-state would keep it; else undefined unbuilt. */
+function keptView(pieces: readonly Buffer[]): string | undefined {
+  const length = pieces.reduce((n, p) => n + p.length, 0);
+  // UTF-8 takes at most 3 bytes per UTF-16 unit, so longer content has too many characters to keep.
+  if (!keepsSnapshot(Math.ceil(length / 3))) return undefined;
+  const view = Buffer.concat(pieces).toString("utf8");
+  return keepsSnapshot(view.length) ? view : undefined;
+}
+
+/**
+ * The common case, found in the bytes: a plain UTF-8 file (isPlainUtf8: its view is its UTF-8 text) and
+ * an old_string that occurs in it exactly once. The file is not decoded (for 10 MiB, 10 M characters of
+ * text and the scans over them); only the lines around the change are, for its summary. Undefined when
+ * this does not apply; the caller then decodes and runs the whole ladder, whose exact rung finds what
+ * this finds when there is a match, so the result does not depend on which way was taken.
+ */
+function plainExactChange(bytes: Buffer, input: EditInput): Change | undefined {
+  // A lone surrogate has no UTF-8 form (Buffer.from writes U+FFFD for it), so it is not searched as bytes.
+  if (input.replace_all || input.old_string === "" || LONE_SURROGATE.test(input.old_string)) return undefined;
+  const needle = Buffer.from(input.old_string, "utf8");
+  const at = bytes.indexOf(needle);
+  // Overlapping occurrences count, as in the ladder ("aa" twice in "aaa").
+  if (at === -1 || bytes.indexOf(needle, at + 1) !== -1) return undefined;
+  const end = at + needle.length;
+  // As spliceBytes does in an LF file: CRLFs in new_string become LFs.
+  const pieces = [
+    bytes.subarray(0, at),
+    Buffer.from(input.new_string.replaceAll("\r\n", "\n"), "utf8"),
+    bytes.subarray(end),
+  ];
+  const from = lineStartAbove(bytes, at, CONTEXT_WINDOW_LINES);
+  const window = bytes.toString("utf8", from, lineEndBelow(bytes, end, CONTEXT_WINDOW_LINES));
+  const start = bytes.toString("utf8", from, at).length;
+  const splice = { start, end: start + input.old_string.length, text: input.new_string };
+  return {
+    rung: "exact",
+    replacements: 1,
+    pieces,
+    summary: summariseChanges(window, [splice], 1 + countLf(bytes, from)),
+    newView: () => keptView(pieces),
+  };
+}
+
 export const editTool = defineTool({
   name: ToolName.Edit,
   description,
@@ -161,44 +262,29 @@ export const editTool = defineTool({
     return withWriteTarget(path, async (target) => {
       const current = await readCurrent(target);
       if (!current) return createFile(path, target, input, ctx);
-      const decoded = decodeText(current);
-      if (!decoded) throw new InputError(`${path} is binary, not text; Edit changes text files only.`);
-      requireFreshRead(ctx, target, current, decoded.view);
-      requireWritableEncoding(path, decoded);
-      const { rung, splices } = plan(path, decoded, input);
-      const foreign = unencodable(splices.map((s) => s.text).join(""), decoded.format.encoding);
-      if (foreign.length > 0) {
-        // Converting the whole file would change every non-ASCII byte outside the edit, so it is the caller's call.
-        throw new InputError(
-          `${path} is ${decoded.format.encoding}-encoded and cannot store ${foreign.slice(0, MAX_LISTED_CHARS).join(" ")} from new_string. ` +
-            "Nothing was changed. Spell them with characters the file has (or an escape its language allows), " +
-            "or rewrite the whole file with Write, which converts it to UTF-8.",
-        );
-      }
-      const bytes = spliceBytes(decoded, splices);
-      const summary = summariseChanges(decoded.view, splices);
-      const newLength =
-        decoded.view.length + splices.reduce((n, s) => n + s.text.length - (s.end - s.start), 0);
-      // The new text is built only when the read-state would keep it.
-      const note = await writeAndRecord(
-        ctx,
-        target,
-        current,
-        bytes,
-        keepsSnapshot(newLength) ? applySplices(decoded.view, splices) : undefined,
-      );
+      const plain = isPlainUtf8(current);
+      let decoded = plain ? undefined : decodeText(current);
+      if (!plain && !decoded)
+        throw new InputError(`${path} is binary, not text; Edit changes text files only.`);
+      // A plain file is decoded only when it must be: to show a change on disk, or for the ladder.
+      const decode = () => (decoded ??= decodeText(current)!);
+      requireFreshRead(ctx, target, current, () => decode().view);
+      const change =
+        (plain ? plainExactChange(current, input) : undefined) ?? decodedChange(path, decode(), input);
+      const { rung, replacements, summary } = change;
+      const note = await writeAndRecord(ctx, target, current, change.pieces, change.newView());
       const what = !input.replace_all
         ? "replaced 1 occurrence"
-        : splices.length === 1
+        : replacements === 1
           ? "replaced all occurrences (there was 1)"
-          : `replaced all ${splices.length} occurrences`;
+          : `replaced all ${replacements} occurrences`;
       const how = rung === "exact" ? "" : ` Matched after ${RUNG_DESCRIPTIONS[rung]}.`;
       return ToolResult.success(
         `Updated ${path}: ${what}.${how}${note && ` ${note}`} The changed lines now read:\n${summary.excerpt}`,
         {
           path: target,
           rung,
-          replacements: splices.length,
+          replacements,
           patch: { hunks: summary.hunks },
         },
       );

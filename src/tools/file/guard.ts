@@ -12,8 +12,9 @@ import {
 import { type DecodedText, decodeText, MAX_DECODED_FILE_BYTES } from "../../fs/codec.js";
 import { assertLockHeld, withFileLock } from "../../fs/file-lock.js";
 import { nearestExisting } from "../../fs/missing-file.js";
-import { changeDiff, contentHash, readStateSlot } from "../../fs/read-state.js";
+import { changeDiff, contentHash, deferredHash, readStateSlot } from "../../fs/read-state.js";
 import { readBounded, specialFileKind } from "../../fs/regular-file.js";
+import { bufferDropped } from "../../process/memory.js";
 
 /**
  * The rules every file-changing tool shares: an existing file must have been read in this session, and
@@ -32,6 +33,56 @@ export async function withWriteTarget<T>(path: string, work: (target: string) =>
   return withFileLock(target, () => work(target));
 }
 
+/** Files from this size on are read into the kept buffer (below); smaller ones cost little to allocate. */
+const KEPT_READ_MIN_BYTES = 1024 * 1024;
+/** Largest buffer kept between calls. */
+const KEPT_READ_MAX_BYTES = 32 * 1024 * 1024;
+/** A kept buffer unused for this long is dropped (left to the garbage collector). */
+const KEPT_READ_IDLE_MS = 2_000;
+
+/**
+ * One buffer the bytes of a large file being changed are read into, kept between calls: consecutive
+ * changes of a large file reuse its pages instead of faulting in fresh ones (on some virtual machines
+ * 10 MiB of fresh pages cost more than the rest of an Edit). Only buffers allocated here, each whole
+ * (never a slice of Node's shared pool), are kept, and only once nothing uses them any more: writeAndRecord
+ * gives the basis back after the hash of the content written from it was taken.
+ */
+const keptRead = {
+  buffer: undefined as Buffer | undefined,
+  timer: undefined as NodeJS.Timeout | undefined,
+  /** Buffers handed out by take(), so give() keeps nothing else. */
+  ours: new WeakSet<ArrayBufferLike>(),
+  take(size: number): Buffer {
+    if (size < KEPT_READ_MIN_BYTES) return Buffer.allocUnsafe(size);
+    const kept = this.buffer;
+    this.drop();
+    if (kept && kept.length >= size) return kept;
+    const fresh = Buffer.allocUnsafeSlow(size);
+    this.ours.add(fresh.buffer);
+    return fresh;
+  },
+  give(bytes: Buffer): void {
+    const whole = bytes.buffer;
+    if (!this.ours.has(whole) || whole.byteLength > KEPT_READ_MAX_BYTES) return;
+    // Each read's buffer is given back once, by the write made from it (see writeAndRecord).
+    if (this.buffer && this.buffer.length >= whole.byteLength) return;
+    this.drop();
+    this.buffer = Buffer.from(whole, 0, whole.byteLength);
+    this.timer = setTimeout(() => this.expire(), KEPT_READ_IDLE_MS);
+    this.timer.unref();
+  },
+  drop(): void {
+    clearTimeout(this.timer);
+    this.buffer = undefined;
+    this.timer = undefined;
+  },
+  /** Lets an unused buffer go, and its memory with it at the next quiet moment (where a host collects). */
+  expire(): void {
+    this.drop();
+    bufferDropped();
+  },
+};
+
 /** The current bytes of `target`, or undefined when it does not exist. */
 export async function readCurrent(target: string): Promise<Buffer | undefined> {
   try {
@@ -49,7 +100,9 @@ export async function readCurrent(target: string): Promise<Buffer | undefined> {
       );
     if (info.size > MAX_DECODED_FILE_BYTES) throw tooLarge(`${info.size} bytes`);
     await requireWritable(target, info);
-    const bytes = info.isFile() ? await readBounded(target, MAX_DECODED_FILE_BYTES) : await readFile(target);
+    const bytes = info.isFile()
+      ? await readBounded(target, MAX_DECODED_FILE_BYTES, (size) => keptRead.take(size))
+      : await readFile(target);
     if (!bytes) throw tooLarge("larger than its reported size");
     return bytes;
   } catch (error) {
@@ -92,12 +145,16 @@ async function notUnderDirectoryMessage(target: string): Promise<string> {
   );
 }
 
-/** Refuses (nothing written) unless this session read `target` and its bytes still hash to what was read. */
+/**
+ * Refuses (nothing written) unless this session read `target` and its bytes still hash to what was read.
+ * `view` is the current text, or a function giving it: it is needed only to show a change, so a caller
+ * that has not decoded the file need not decode it unless the file did change.
+ */
 export function requireFreshRead(
   ctx: ToolContext,
   target: string,
   current: Buffer,
-  view: string | undefined,
+  view: string | undefined | (() => string | undefined),
 ): void {
   const state = ctx.session.get(readStateSlot);
   const record = state.get(target);
@@ -112,15 +169,17 @@ export function requireFreshRead(
   }
   const hash = contentHash(current);
   if (record.hash === hash) return;
+  const text = typeof view === "function" && record.snapshot !== undefined ? view() : view;
+  const shown = typeof text === "string" ? text : undefined;
   const diff =
-    record.snapshot !== undefined && view !== undefined ? changeDiff(record.snapshot, view) : undefined;
+    record.snapshot !== undefined && shown !== undefined ? changeDiff(record.snapshot, shown) : undefined;
   if (diff === undefined) {
     throw new InputError(
       `${target} has changed on disk since you read it, so nothing was written. ` +
         "Read it again (the part you are changing is enough), then retry.",
     );
   }
-  state.recordRead(target, hash, view);
+  state.recordRead(target, hash, shown);
   throw new InputError(
     `${target} has changed on disk since you read it, so nothing was written. This is what changed ` +
       `(- as you read it, + as it is now):\n${diff}\n` +
@@ -131,6 +190,38 @@ export function requireFreshRead(
 /** How many times, and how far apart, a file another program is writing is re-read until it stops changing. */
 const SETTLE_READS = 10;
 const SETTLE_PAUSE_MS = 20;
+
+/** Bytes compared per read when a file is checked against the content it should hold. */
+const COMPARE_CHUNK_BYTES = 1024 * 1024;
+/** Compare buffers kept for reuse, so checking a large file allocates no fresh memory each time. */
+const SPARE_COMPARE_BUFFERS = 2;
+const spareCompareBuffers: Buffer[] = [];
+
+/**
+ * True when the open file holds exactly `content` (pieces in order), from its start to its end. Read and
+ * compared chunk by chunk through one small buffer: a check of a 10 MiB file costs no second 10 MiB copy.
+ */
+async function holds(handle: FileHandle, content: readonly Uint8Array[]): Promise<boolean> {
+  const chunk = spareCompareBuffers.pop() ?? Buffer.allocUnsafe(COMPARE_CHUNK_BYTES);
+  try {
+    let position = 0;
+    for (const piece of content) {
+      for (let offset = 0; offset < piece.length; ) {
+        const want = Math.min(chunk.length, piece.length - offset);
+        const { bytesRead } = await handle.read(chunk, 0, want, position);
+        if (bytesRead === 0) return false;
+        if (!chunk.subarray(0, bytesRead).equals(piece.subarray(offset, offset + bytesRead))) return false;
+        offset += bytesRead;
+        position += bytesRead;
+      }
+    }
+    // Nothing may follow: a file that grew holds more than the content.
+    const { bytesRead } = await handle.read(chunk, 0, 1, position);
+    return bytesRead === 0;
+  } finally {
+    if (spareCompareBuffers.length < SPARE_COMPARE_BUFFERS) spareCompareBuffers.push(chunk);
+  }
+}
 
 /** All bytes of an open file, from its start: read in one go when it has not grown since its stat. */
 async function readAll(handle: FileHandle): Promise<Buffer> {
@@ -186,17 +277,17 @@ class ReplaceCheck {
         `${this.target} was deleted while this change was being written, so nothing was written. Check whether it should still exist, then retry.`,
       );
     }
+    if (await holds(this.old, [this.basis])) return;
     const now = await readAll(this.old);
-    if (this.basis.equals(now)) return;
     await this.close();
     requireFreshRead(this.ctx, this.target, now, decodeText(now)?.view);
     throw changedMessage(this.target);
   }
 
-  async afterRename(written: Uint8Array): Promise<void> {
+  async afterRename(written: readonly Uint8Array[]): Promise<void> {
     if (!this.old) return;
+    if (await holds(this.old, [this.basis!])) return this.close();
     let now = await readAll(this.old);
-    if (this.basis!.equals(now)) return this.close();
     // The other program may be between its truncate and its write: wait until its bytes settle.
     for (let i = 0; i < SETTLE_READS; i++) {
       await new Promise((resolve) => setTimeout(resolve, SETTLE_PAUSE_MS));
@@ -206,8 +297,9 @@ class ReplaceCheck {
     }
     await this.close();
     // Put back only over our own bytes: if the new file was written too, that write stands.
-    const current = await readFile(this.target).catch(() => undefined);
-    if (current?.equals(written)) await atomicWrite(this.target, now);
+    const current = await open(this.target, "r").catch(() => undefined);
+    const ours = current ? await holds(current, written).finally(() => current.close()) : false;
+    if (ours) await atomicWrite(this.target, now);
     // Not an InputError: the file was touched (replaced, then put back), so this is not "refused before running".
     throw new ToolError(
       `${this.target} was written by another program at the same moment as this change, so that program's ` +
@@ -228,31 +320,30 @@ function changedMessage(target: string): InputError {
 }
 
 /**
- * Writes `bytes` atomically in place of `basis` (the bytes the change was made from, read under the lock;
- * undefined for a new file) and records them as read: content this session wrote is content the model
- * knows. The hash is computed while the disk flushes. Returns a note for the result when the write did
- * something the caller should hear about (other hard links left with the old content), else "".
+ * Writes `bytes` (one buffer, or pieces in order) atomically in place of `basis` (the bytes the change
+ * was made from, read under the lock; undefined for a new file) and records them as read: content this
+ * session wrote is content the model knows. Its hash is computed after the call answered (deferredHash):
+ * a call that needs it sooner (the next Edit of the file) computes it then. Returns a note
+ * for the result when the write did something the caller should hear about (other hard links left with
+ * the old content), else "".
  */
 export async function writeAndRecord(
   ctx: ToolContext,
   target: string,
   basis: Buffer | undefined,
-  bytes: Uint8Array,
+  bytes: Uint8Array | readonly Uint8Array[],
   view: string | undefined,
   options: Pick<AtomicWriteOptions, "createParents"> = {},
 ): Promise<string> {
-  let hash = "";
+  const pieces = bytes instanceof Uint8Array ? [bytes] : bytes;
   const check = new ReplaceCheck(ctx, target, basis);
   let result: AtomicWriteResult;
   try {
-    result = await atomicWrite(target, bytes, {
+    result = await atomicWrite(target, pieces, {
       ...options,
-      whileSyncing: () => {
-        hash = contentHash(bytes);
-      },
       createOnly: !basis,
       beforeRename: () => check.beforeRename(),
-      afterRename: () => check.afterRename(bytes),
+      afterRename: () => check.afterRename(pieces),
     });
   } catch (error) {
     await check.close();
@@ -262,6 +353,8 @@ export async function writeAndRecord(
     );
   }
   const { separatedLinks } = result;
+  // The pieces may be views of the basis: it is reused only once they are hashed.
+  const hash = deferredHash(pieces, basis && (() => keptRead.give(basis)));
   ctx.session.get(readStateSlot).recordWrite(target, hash, view);
   if (separatedLinks === 0) return "";
   const links = separatedLinks === 1 ? "another hard link" : `${separatedLinks} other hard links`;

@@ -1,0 +1,123 @@
+import { type ChildProcessByStdio, spawn } from "node:child_process";
+import type { Readable, Writable } from "node:stream";
+import { log } from "../core/log.js";
+
+/**
+ * Runs `cp --attributes-only` (see copyAttributes in atomic-write.ts) from a small helper process instead
+ * of from this one. Spawning forks the spawner: the fork blocks for a time that grows with the spawner's
+ * size, the child is as big as the spawner until it execs, and afterwards every page the spawner writes to
+ * takes a fault (copy-on-write was armed on all of them), which for the next 10 MiB read costs as much as
+ * fresh memory. A host that writes large files often (the MCP server) turns the helper on: a bash loop
+ * that reads NUL-separated pairs of paths on its stdin, runs cp for each and prints its exit status.
+ * The helper ends when this process does (its stdin reaches EOF), even after kill -9; it is started on
+ * first use and again after it died. Library users' processes keep spawning cp directly.
+ */
+
+const HELPER_SCRIPT =
+  'while IFS= read -r -d "" from && IFS= read -r -d "" to; do ' +
+  'cp --attributes-only --preserve=mode,xattr -- "$from" "$to" 2>/dev/null; echo "$?"; done';
+
+/**
+ * Longest one copy may take through the helper. cp on a hung file system would hold up every later write's
+ * copy behind it (one helper serves them in turn), so past this the helper and its cp are killed, and the
+ * waiting writes spawn cp themselves, each on its own, as without the helper.
+ */
+const HELPER_ANSWER_TIMEOUT_MS = 10_000;
+
+let enabled = false;
+let helper: Helper | undefined;
+
+/** Makes this process copy attributes through the helper from now on (a long-running host calls it). */
+export function useAttributeHelper(): void {
+  enabled = true;
+}
+
+class Helper {
+  private readonly child: ChildProcessByStdio<Writable, Readable, null>;
+  private output = "";
+  private readonly waiting: Array<(status: number | undefined) => void> = [];
+  private timer: NodeJS.Timeout | undefined;
+  dead = false;
+
+  constructor() {
+    // Without BASH_ENV, which a non-interactive bash would source first.
+    const { BASH_ENV: _, ...env } = process.env;
+    // Its own process group, so a kill reaches the cp it runs too.
+    this.child = spawn("bash", ["--noprofile", "--norc", "-c", HELPER_SCRIPT], {
+      stdio: ["pipe", "pipe", "ignore"],
+      env,
+      detached: true,
+    });
+    this.child.on("error", (error) => this.end(error));
+    this.child.on("exit", () => this.end());
+    this.child.stdin.on("error", (error) => this.end(error));
+    this.child.stdout.setEncoding("utf8");
+    this.child.stdout.on("data", (chunk: string) => {
+      this.output += chunk;
+      for (let nl = this.output.indexOf("\n"); nl !== -1; nl = this.output.indexOf("\n")) {
+        const status = Number(this.output.slice(0, nl));
+        this.output = this.output.slice(nl + 1);
+        this.waiting.shift()?.(status);
+        this.watch();
+        if (this.waiting.length === 0) this.idle();
+      }
+    });
+    // An idle helper keeps nothing alive: the process may exit with it still running (it then sees EOF).
+    this.child.unref();
+    this.idle();
+  }
+
+  /** cp's exit status, or undefined when the helper could not run it. */
+  copy(from: string, to: string): Promise<number | undefined> {
+    if (this.dead) return Promise.resolve(undefined);
+    return new Promise((resolve) => {
+      if (this.waiting.length === 0) this.busy();
+      this.waiting.push(resolve);
+      if (this.waiting.length === 1) this.watch();
+      this.child.stdin.write(`${from}\0${to}\0`);
+    });
+  }
+
+  /** Times the oldest request: each answer restarts the clock for the next. */
+  private watch(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.waiting.length === 0 || this.dead) return;
+    this.timer = setTimeout(() => this.end(new Error("cp did not finish in time")), HELPER_ANSWER_TIMEOUT_MS);
+    this.timer.unref();
+  }
+
+  private busy(): void {
+    (this.child.stdout as unknown as { ref(): void }).ref();
+  }
+
+  private idle(): void {
+    (this.child.stdout as unknown as { unref(): void }).unref();
+  }
+
+  private end(error?: Error): void {
+    if (this.dead) return;
+    this.dead = true;
+    clearTimeout(this.timer);
+    if (error) log.debug("the attribute helper failed; cp is spawned directly", error);
+    try {
+      if (this.child.pid !== undefined && this.child.exitCode === null)
+        process.kill(-this.child.pid, "SIGKILL");
+    } catch {
+      // Already gone.
+    }
+    for (const resolve of this.waiting.splice(0)) resolve(undefined);
+    this.child.stdin.destroy();
+    this.child.stdout.destroy();
+  }
+}
+
+/**
+ * Runs cp through the helper when it is on; undefined when it is off or could not run it (the caller then
+ * spawns cp itself). Paths with a NUL cannot exist, so the NUL separator is unambiguous.
+ */
+export async function copyThroughHelper(from: string, to: string): Promise<number | undefined> {
+  if (!enabled) return undefined;
+  if (!helper || helper.dead) helper = new Helper();
+  return helper.copy(from, to);
+}

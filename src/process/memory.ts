@@ -1,0 +1,117 @@
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+import { log } from "../core/log.js";
+
+/**
+ * Giving back the memory a large call leaves behind. A call on a big file (an Edit of 10 MiB) allocates
+ * tens of MB that are garbage once it answers; V8 lets old space and external memory grow a long way
+ * before it collects, so a server that has just handled large files stays hundreds of MB big for a while.
+ * That costs twice: the resident size itself, and latency, since every spawn forks the whole process
+ * (see docs/PERFORMANCE.md) and fresh pages for the next large call are slower to get than reused ones.
+ *
+ * So a long-running host (the MCP server, the agent CLI) turns this on; then, once every call has
+ * finished and the process has been quiet for COLLECT_QUIET_MS, a full collection runs if the heap and
+ * external memory grew by COLLECT_AFTER_GROWTH_BYTES since the last one. It runs after the answer was
+ * sent and never while a call is running, so no call waits for it unless one arrives during the pause
+ * itself (a few to a few tens of ms). Library users' processes are left alone: nothing happens until a
+ * host calls enableIdleCollection().
+ */
+
+/** Growth of heap + external memory since the last collection that makes a finished call worth one. */
+export const COLLECT_AFTER_GROWTH_BYTES = 16 * 1024 * 1024;
+/**
+ * Quiet time, after the last call finished, before collecting: the answer has been written by then, and
+ * a burst of calls shares one collection instead of paying one each.
+ */
+export const COLLECT_QUIET_MS = 25;
+
+type Collect = () => void;
+
+let enabled = false;
+/** The collector, once looked for (null: not available). */
+let collect: Collect | null | undefined;
+let running = 0;
+let timer: NodeJS.Timeout | undefined;
+let baseline = 0;
+/** Set when something dropped a large buffer of its own: the next quiet moment collects whatever the growth. */
+let dropped = false;
+
+/** Heap in use plus memory outside the heap (buffers): what a collection can give back. */
+function usedBytes(): number {
+  const { heapUsed, external } = process.memoryUsage();
+  return heapUsed + external;
+}
+
+/**
+ * V8's gc() without --expose-gc on the command line: the flag set at run time, and the function taken from
+ * a fresh context (the flag only applies to contexts created after it). Works on Node 20, 22 and 24.
+ */
+export function obtainGc(): Collect | undefined {
+  const existing = (globalThis as { gc?: Collect }).gc;
+  if (typeof existing === "function") return existing;
+  try {
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as unknown;
+    return typeof gc === "function" ? (gc as Collect) : undefined;
+  } catch (error) {
+    log.debug("could not expose the garbage collector; memory is released by V8's own schedule", error);
+    return undefined;
+  }
+}
+
+/**
+ * Turns on collection after large calls for this process. The collector itself is obtained at the first
+ * collection, so a process that never handles a large call (or a cold start) pays nothing for it.
+ */
+export function enableIdleCollection(): void {
+  if (enabled) return;
+  enabled = true;
+  baseline = usedBytes();
+}
+
+/**
+ * Says that a large buffer kept on purpose (a cache, a pool) was just let go: the next quiet moment
+ * collects it, whatever the growth. Does nothing unless a host enabled collection.
+ */
+export function bufferDropped(): void {
+  if (!enabled) return;
+  dropped = true;
+  if (running > 0 || timer) return;
+  timer = setTimeout(collectIfGrown, COLLECT_QUIET_MS);
+  timer.unref();
+}
+
+/** Marks the start of a call: no collection runs until every started call has ended. */
+export function callStarted(): void {
+  running++;
+  if (timer) {
+    clearTimeout(timer);
+    timer = undefined;
+  }
+}
+
+/** Marks the end of a call; when the process is then quiet and grew enough, a collection follows. */
+export function callEnded(): void {
+  running = Math.max(0, running - 1);
+  if (!enabled || running > 0 || timer) return;
+  timer = setTimeout(collectIfGrown, COLLECT_QUIET_MS);
+  timer.unref();
+}
+
+function collectIfGrown(): void {
+  timer = undefined;
+  if (running > 0) return;
+  const used = usedBytes();
+  if (!dropped && used - baseline < COLLECT_AFTER_GROWTH_BYTES) {
+    // V8 may have collected on its own meanwhile: growth counts from the lowest point seen.
+    baseline = Math.min(baseline, used);
+    return;
+  }
+  dropped = false;
+  collect ??= obtainGc() ?? null;
+  if (!collect) return;
+  const started = performance.now();
+  collect();
+  baseline = usedBytes();
+  log.debug(`collected garbage after a large call in ${(performance.now() - started).toFixed(1)} ms`);
+}

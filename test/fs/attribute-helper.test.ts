@@ -1,0 +1,59 @@
+import { spawnSync } from "node:child_process";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { atomicWrite } from "../../src/fs/atomic-write.js";
+import { useAttributeHelper } from "../../src/fs/attribute-helper.js";
+import { tempDir } from "../helpers/context.js";
+
+/**
+ * With the helper on (as in the MCP server), a write still carries the file's extended attributes over to
+ * its new content, and keeps doing so after the helper was killed. Node cannot set or read xattrs, so
+ * python3 does it; without python3, or on a file system without user xattrs, the attribute checks are skipped.
+ */
+
+const python = (code: string, ...args: string[]) =>
+  spawnSync("python3", ["-c", code, ...args], { encoding: "utf8" });
+const setXattr = (path: string) =>
+  python("import os,sys; os.setxattr(sys.argv[1], 'user.cc_tools_test', b'kept')", path).status === 0;
+const getXattr = (path: string) =>
+  python("import os,sys; print(os.getxattr(sys.argv[1], 'user.cc_tools_test').decode())", path).stdout.trim();
+
+/** Pids of this process's children whose command line contains `text`. */
+function childrenRunning(text: string): number[] {
+  const pids = readdirSync(`/proc/${process.pid}/task`).flatMap((tid) =>
+    readFileSync(`/proc/${process.pid}/task/${tid}/children`, "utf8").trim().split(" ").filter(Boolean),
+  );
+  return pids.map(Number).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(text);
+    } catch {
+      return false;
+    }
+  });
+}
+
+describe.runIf(process.platform === "linux")("the attribute helper", () => {
+  it("carries extended attributes over through one long-lived helper, and again after it was killed", async () => {
+    useAttributeHelper();
+    const path = join(tempDir(), "f.txt");
+    writeFileSync(path, "old\n");
+    const canCheck = setXattr(path);
+    await atomicWrite(path, Buffer.from("new\n"));
+    expect(readFileSync(path, "utf8")).toBe("new\n");
+    if (canCheck) expect(getXattr(path)).toBe("kept");
+    const helpers = childrenRunning("--attributes-only");
+    expect(helpers).toHaveLength(1);
+    await atomicWrite(path, Buffer.from("newer\n"));
+    expect(childrenRunning("--attributes-only")).toEqual(helpers);
+
+    process.kill(helpers[0]!, "SIGKILL");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await atomicWrite(path, Buffer.from("newest\n"));
+    expect(readFileSync(path, "utf8")).toBe("newest\n");
+    if (canCheck) expect(getXattr(path)).toBe("kept");
+    const restarted = childrenRunning("--attributes-only");
+    expect(restarted).toHaveLength(1);
+    expect(restarted).not.toEqual(helpers);
+  });
+});

@@ -1,0 +1,163 @@
+import { closeSync, openSync, readFileSync, writeFileSync, writeSync } from "node:fs";
+import { join } from "node:path";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { isPlainUtf8 } from "../../../src/fs/codec.js";
+import { contentHash, readStateSlot } from "../../../src/fs/read-state.js";
+import { call, fileContext } from "./util.js";
+
+/**
+ * Edit finds an exact, unique old_string of a plain UTF-8 file (no BOM, no CR) in the bytes, without
+ * decoding the file; every other file, and every other match, goes through the decoded view. Both ways
+ * must give the same result: the same text, metadata and bytes. A BOM sends the same text the decoded
+ * way, so each case is run on the file with and without one.
+ */
+
+const BOM = "\ufeff";
+
+async function editBoth(content: string, input: { old_string: string; new_string: string }) {
+  const out = [];
+  for (const bom of ["", BOM]) {
+    const ctx = fileContext();
+    const path = join(ctx.workingDir, "f.txt");
+    writeFileSync(path, bom + content);
+    await call(ctx, "Read", { file_path: path });
+    const result = await call(ctx, "Edit", { file_path: path, ...input });
+    out.push({
+      text: result.text.replace(path, "<path>"),
+      isError: result.isError,
+      metadata: { ...result.metadata, path: undefined },
+      after: readFileSync(path, "utf8").slice(bom.length),
+    });
+  }
+  return out;
+}
+
+describe("Edit of a plain UTF-8 file, found in the bytes", () => {
+  it("applies only to BOM-less UTF-8 without CR", () => {
+    expect(isPlainUtf8(Buffer.from("a\nb é 😀\n"))).toBe(true);
+    expect(isPlainUtf8(Buffer.from(`${BOM}a\n`))).toBe(false);
+    expect(isPlainUtf8(Buffer.from("a\r\nb\n"))).toBe(false);
+    expect(isPlainUtf8(Buffer.from([0x61, 0xe9, 0x0a]))).toBe(false); // latin1
+    expect(isPlainUtf8(Buffer.from([0x61, 0x00, 0x62, 0x00]))).toBe(false); // UTF-16
+  });
+
+  const line = fc.constantFrom("x", "", "é", "a😀b", "  indent", "ß = 1;", "end");
+  it("gives the same result as the decoded way, whatever the file and wherever the change", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(line, { minLength: 1, maxLength: 14 }),
+        fc.nat(),
+        fc.nat(),
+        fc.constantFrom("NEW", "", "two\nlines", "crlf\r\nnew", "ü"),
+        fc.boolean(),
+        async (lines, a, b, replacement, finalNewline) => {
+          const content = lines.join("\n") + (finalNewline ? "\n" : "");
+          const from = a % content.length;
+          const to = from + 1 + (b % Math.min(40, content.length - from));
+          const old = content.slice(from, to);
+          // A slice may split a surrogate pair; such an old_string is matched the decoded way.
+          const [plain, decoded] = await editBoth(content, { old_string: old, new_string: replacement });
+          expect(plain).toEqual(decoded);
+        },
+      ),
+      { numRuns: 60, seed: 17 },
+    );
+  });
+
+  it("leaves every byte outside the change as it was in a large file, and numbers the lines right", async () => {
+    const lines = Array.from({ length: 50_000 }, (_, i) => `line ${i + 1}: é ${"x".repeat(i % 50)}`);
+    const content = `${lines.join("\n")}\n`;
+    const [plain, decoded] = await editBoth(content, {
+      old_string: "line 31415: ",
+      new_string: "LINE 31415 😀: ",
+    });
+    expect(plain).toEqual(decoded);
+    expect(plain!.after).toBe(content.replace("line 31415: ", "LINE 31415 😀: "));
+    expect(plain!.text).toContain("31415\tLINE 31415 😀: ");
+    expect(plain!.text).toContain("31412\tline 31412: ");
+  });
+
+  it("falls back to the ladder for an ambiguous match and lists every line", async () => {
+    const [plain, decoded] = await editBoth("a = 1\nb = 2\na = 1\n", {
+      old_string: "a = 1",
+      new_string: "x",
+    });
+    expect(plain).toEqual(decoded);
+    expect(plain!.isError).toBe(true);
+    expect(plain!.text).toMatch(/matches 2 places .* lines 1, 3/);
+  });
+});
+
+describe("Edit: the hash of what it wrote is taken after the call, never skipped", () => {
+  it("records the hash of the bytes on disk", async () => {
+    const ctx = fileContext();
+    const path = join(ctx.workingDir, "f.txt");
+    writeFileSync(path, "one\ntwo\n");
+    await call(ctx, "Read", { file_path: path });
+    await call(ctx, "Edit", { file_path: path, old_string: "two", new_string: "2" });
+    expect(ctx.session.get(readStateSlot).get(path)?.hash).toBe(contentHash(readFileSync(path)));
+  });
+
+  it("sees a same-size rewrite in place by another writer right after an Edit, before the hash was taken", async () => {
+    const ctx = fileContext();
+    const path = join(ctx.workingDir, "f.txt");
+    writeFileSync(path, "alpha\nbeta\ngamma\n");
+    await call(ctx, "Read", { file_path: path });
+    await call(ctx, "Edit", { file_path: path, old_string: "beta", new_string: "BETA" });
+    // Same inode, same size, written at once (before the deferred hash ran): only the bytes differ.
+    const fd = openSync(path, "r+");
+    writeSync(fd, Buffer.from("ALPHA"), 0, 5, 0);
+    closeSync(fd);
+    const refused = await call(ctx, "Edit", { file_path: path, old_string: "gamma", new_string: "G" });
+    expect(refused.isError).toBe(true);
+    expect(refused.text).toMatch(/has changed on disk since you read it/);
+    expect(refused.text).toContain("+ALPHA");
+    expect(readFileSync(path, "utf8")).toBe("ALPHA\nBETA\ngamma\n");
+  });
+
+  it("sees such a rewrite of a large file too (no snapshot to show, so a Read is asked for)", async () => {
+    const ctx = fileContext();
+    const path = join(ctx.workingDir, "big.txt");
+    writeFileSync(path, `START\n${"0123456789abcdef\n".repeat(64 * 1024)}`);
+    await call(ctx, "Read", { file_path: path, limit: 1 });
+    await call(ctx, "Edit", { file_path: path, old_string: "START", new_string: "BEGIN" });
+    const size = readFileSync(path).length;
+    const fd = openSync(path, "r+");
+    writeSync(fd, Buffer.from("fedcba9876543210"), 0, 16, size - 17);
+    closeSync(fd);
+    const refused = await call(ctx, "Edit", { file_path: path, old_string: "BEGIN", new_string: "S" });
+    expect(refused.isError).toBe(true);
+    expect(refused.text).toMatch(
+      /has changed on disk since you read it, so nothing was written\. Read it again/,
+    );
+    expect(readFileSync(path, "utf8").startsWith("BEGIN\n")).toBe(true);
+  });
+});
+
+describe("Edit: the buffer large files are read into is reused, never shared", () => {
+  it("keeps every file's own bytes when edits of two large files alternate and overlap", async () => {
+    const ctx = fileContext();
+    const files = ["a", "b"].map((name) => {
+      const path = join(ctx.workingDir, `${name}.txt`);
+      // Over a MiB each (the size from which the buffer is kept), and different sizes.
+      const lines = Array.from({ length: name === "a" ? 90_000 : 70_000 }, (_, i) => `${name} ${i}`);
+      writeFileSync(path, `${lines.join("\n")}\n`);
+      return { path, expected: `${lines.join("\n")}\n` };
+    });
+    for (const { path } of files) await call(ctx, "Read", { file_path: path, limit: 1 });
+    const edit = async (file: (typeof files)[number], line: number) => {
+      const name = file.path.endsWith("a.txt") ? "a" : "b";
+      const result = await call(ctx, "Edit", {
+        file_path: file.path,
+        old_string: `\n${name} ${line}\n`,
+        new_string: `\n${name} ${line} edited\n`,
+      });
+      expect(result.isError).toBe(false);
+      file.expected = file.expected.replace(`\n${name} ${line}\n`, `\n${name} ${line} edited\n`);
+    };
+    for (let i = 1; i <= 4; i++) await edit(files[i % 2]!, 1000 * i);
+    await Promise.all([edit(files[0]!, 50_000), edit(files[1]!, 50_000), edit(files[0]!, 60_000)]);
+    for (const file of files) expect(readFileSync(file.path, "utf8")).toBe(file.expected);
+  });
+});
