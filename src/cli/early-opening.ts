@@ -1,4 +1,4 @@
-import type { StdioConnection } from "../mcp/stdio-connection.js";
+import { readOpening, StdioConnection } from "../mcp/stdio-connection.js";
 
 /**
  * `cc-tools mcp` over stdio answers a client's opening (initialize, tools/list) from build-time data. The
@@ -20,18 +20,32 @@ export function servesStdio(argv: readonly string[]): boolean {
   return argv[2] === "mcp" && !argv.slice(3).some((arg) => NOT_STDIO.has(arg.split("=")[0]!));
 }
 
+/**
+ * Whether the entry answers the opening before loading the command line: a client on stdin (not a person
+ * at a terminal, who should see usage errors and the server's greeting at once).
+ */
+function opensEarly(argv: readonly string[]): boolean {
+  return servesStdio(argv) && !process.stdin.isTTY;
+}
+
 let early: Promise<StdioConnection> | undefined;
 
 function openStdioConnection(): Promise<StdioConnection> {
-  return import("../mcp/stdio-connection.js").then(
-    ({ StdioConnection, readOpening }) =>
-      new StdioConnection(process.stdin, process.stdout, readOpening(), modelMayBeConfigured()),
+  return Promise.resolve(
+    new StdioConnection(process.stdin, process.stdout, readOpening(), modelMayBeConfigured()),
   );
 }
 
-/** Starts answering the opening on stdin/stdout, when `argv` serves stdio; otherwise does nothing. */
-export function startEarlyOpening(argv: readonly string[]): void {
-  if (servesStdio(argv)) early = openStdioConnection();
+/**
+ * Starts answering the opening on stdin/stdout when `argv` serves stdio to a client. Resolves once the
+ * opening is done (initialize and tools/list answered, a message that needs the server, or the client
+ * gone): loading the command line before then would hold up the answer to tools/list, which the client
+ * sends only after it has the answer to initialize. Resolves at once otherwise.
+ */
+export async function startEarlyOpening(argv: readonly string[]): Promise<void> {
+  if (!opensEarly(argv)) return;
+  early = openStdioConnection();
+  await (await early).needsServer;
 }
 
 /** The stdio connection: the one the entry started, or (in tests and unbundled runs) a new one. */

@@ -2,12 +2,12 @@
 /**
  * The `cc-tools` entry. It does as little as possible before handing over to the command line
  * (program.ts): it turns on Node's compile cache where Node has one, and for `cc-tools mcp` on stdio it
- * starts answering the client's opening while the rest loads.
+ * answers the client's opening (initialize, tools/list) before the rest loads.
  */
 import { enableCompileCache } from "./compile-cache.js";
 import { closeUntakenStdio, startEarlyOpening } from "./early-opening.js";
 
 enableCompileCache();
-startEarlyOpening(process.argv);
+await startEarlyOpening(process.argv);
 await import("./program.js");
 await closeUntakenStdio();
