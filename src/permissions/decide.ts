@@ -1,5 +1,6 @@
 import { homedir } from "node:os";
 import type { PermissionDecider, ToolContext } from "../core/context.js";
+import { HostCapability } from "../core/host.js";
 import type { PermissionDecision, PermissionRuleEntry } from "../core/permission.js";
 import type { PermissionMode } from "../core/permission-level.js";
 import type { SessionSlot } from "../core/session.js";
@@ -102,10 +103,13 @@ export const decideWithHost: PermissionDecider = async (ctx, tool, input, signal
       matchedRules,
     };
   }
+  // A policy (allow-all automation) answers without anyone having seen the call: only a person's answer
+  // is an approval of this very call.
+  const approvedByUser = ctx.host.supports(HostCapability.PermissionPrompt) ? { approvedByUser: true } : {};
   if (answer.scope === "once")
-    return { behavior: "allow", reason: "allowed by the user (once)", matchedRules, approvedByUser: true };
+    return { behavior: "allow", reason: "allowed by the user (once)", matchedRules, ...approvedByUser };
   const remembered = answer.remember === "prefix" && prefixRules.length > 0 ? prefixRules : suggestedRules;
-  return { ...(await remember(ctx, remembered, answer.scope)), matchedRules, approvedByUser: true };
+  return { ...(await remember(ctx, remembered, answer.scope)), matchedRules, ...approvedByUser };
 };
 
 async function remember(

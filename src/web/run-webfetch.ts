@@ -11,7 +11,7 @@ import { allowRuleNamesHost } from "./host-rules.js";
 import type { CrossHostRedirect } from "./http.js";
 import { MAX_PAGE_CHARS, PROMPT_INPUT_MAX_CHARS } from "./limits.js";
 import { type Page, readPage } from "./page.js";
-import { fetchTarget, sameHostName } from "./url.js";
+import { fetchTarget, isLoopbackHost, literalAddress, sameHostName } from "./url.js";
 
 /** What WebFetch does once its call is allowed: fetch (or take from the cache), read, cut, apply the prompt. */
 
@@ -90,6 +90,17 @@ async function answerPrompt(
   }
 }
 
+/**
+ * Whether a person's approval of this very call covers reaching `hostname` on a private address: only when
+ * the URL they were shown named that address plainly (`localhost`, `127.0.0.1`, `[::1]`, `10.0.0.5`). A
+ * name that merely resolves to one (`docs.example` → 169.254.169.254) does not tell a person what they
+ * are allowing, so it still needs a rule that names it.
+ */
+function approvedPrivateHost(ctx: ToolCallContext, target: URL, hostname: string): boolean {
+  if (ctx.approvedByUser !== true || !sameHostName(hostname, target.hostname)) return false;
+  return literalAddress(target.hostname) !== undefined || isLoopbackHost(target.hostname);
+}
+
 export async function runWebFetch(
   input: WebFetchInput,
   ctx: ToolCallContext,
@@ -101,18 +112,22 @@ export async function runWebFetch(
   const cached = page !== undefined;
   if (!page) {
     const rules = ctx.rules();
+    let approvalUsed = false;
     const policy: AddressPolicy = {
       resolve: options.resolve ?? systemResolver,
       isPublic: options.isPublic ?? isPublicAddress,
-      // A person who allowed this very fetch saw its URL: that covers its own host, this once.
-      allowsPrivate: (hostname) =>
-        allowRuleNamesHost(rules, hostname) ||
-        (ctx.approvedByUser === true && sameHostName(hostname, target.hostname)),
+      allowsPrivate: (hostname) => {
+        if (allowRuleNamesHost(rules, hostname)) return true;
+        if (!approvedPrivateHost(ctx, target, hostname)) return false;
+        approvalUsed = true;
+        return true;
+      },
     };
     const outcome = await readPage(target, { policy, signal: ctx.signal, timeoutMs: options.timeoutMs });
     if (outcome.kind === "crossHostRedirect") return redirectResult(outcome, input.prompt);
     page = outcome;
-    cache.set(target.href, page);
+    // A page reached on one call's approval is not served to later calls that have none.
+    if (!approvalUsed) cache.set(target.href, page);
   }
 
   const cut = cutText(page.text, MAX_PAGE_CHARS);

@@ -3,12 +3,14 @@ import type { PermissionMode } from "../../src/core/permission-level.js";
 import { ToolResult } from "../../src/core/result.js";
 import { runTool } from "../../src/executor/run.js";
 import { evaluatePermission } from "../../src/permissions/evaluate.js";
+import { allowAllHandler } from "../../src/permissions/handlers.js";
 import { validateRule } from "../../src/permissions/rules.js";
 import { suggestRules } from "../../src/permissions/suggest.js";
 import type { EvaluationInput, PermissionRuleEntry, RuleBehavior } from "../../src/permissions/types.js";
 import { findTool } from "../../src/registry.js";
+import { runWebFetch } from "../../src/web/run-webfetch.js";
 import { fetchTarget } from "../../src/web/url.js";
-import { allow, webContext } from "./helpers.js";
+import { allow, callContext, webContext } from "./helpers.js";
 import { routes, serve } from "./servers.js";
 
 function entry(text: string): PermissionRuleEntry {
@@ -143,9 +145,43 @@ describe("WebFetch permission", () => {
       { url: `${site.origin}/y`, prompt: "" },
       webContext({ permissionMode: "default", rules: allow("WebFetch") }),
     );
+    // A policy that allows everything is nobody's approval: the address check holds.
+    const policyAllowed = await runTool(
+      "WebFetch",
+      { url: `${site.origin}/z`, prompt: "" },
+      webContext({ permissionMode: "default", permissionHandler: allowAllHandler }),
+    );
+    expect(ToolResult.text(policyAllowed)).toMatch(/127\.0\.0\.1 is a loopback address/);
     expect(ToolResult.text(ruled)).toMatch(
       /127\.0\.0\.1 is a loopback address.*WebFetch\(domain:127\.0\.0\.1\)/s,
     );
     expect(site.hits).toEqual(["/"]);
+  });
+
+  it("does not let one approval reach a private address behind a name, nor cache what it reached", async () => {
+    const site = await serve(routes({ "/": { body: "<p>metadata</p>" } }));
+    const person = {
+      name: "person",
+      interactive: true,
+      ask: async () => ({ behavior: "allow" as const, scope: "once" as const }),
+    };
+    // The person saw docs.example.test, not that it resolves to a loopback address.
+    await expect(
+      runWebFetch(
+        { url: `http://docs.example.test:${site.port}/`, prompt: "" },
+        Object.assign(callContext(webContext({ permissionMode: "default" })), { approvedByUser: true }),
+        { resolve: async () => [{ address: "127.0.0.1", family: 4 }] },
+      ),
+    ).rejects.toThrow(/docs\.example\.test resolves to 127\.0\.0\.1, a loopback address/);
+    const ctx = webContext({ permissionMode: "default", permissionHandler: person });
+    const first = await runTool("WebFetch", { url: `${site.origin}/`, prompt: "" }, ctx);
+    expect(ToolResult.text(first)).toContain("metadata");
+    // The same URL again, now allowed by a public-web rule and not asked: fetched (and refused), not served from a cache.
+    const again = await runTool(
+      "WebFetch",
+      { url: `${site.origin}/`, prompt: "" },
+      webContext({ permissionMode: "default", rules: allow("WebFetch"), session: ctx.session }),
+    );
+    expect(ToolResult.text(again)).toMatch(/127\.0\.0\.1 is a loopback address/);
   });
 });
