@@ -1,6 +1,6 @@
 import module from "node:module";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { isAbsolute, join } from "node:path";
 
 /**
  * Node 22.1 and later can keep the compiled code of the modules it loads on disk and reuse it on the next
@@ -14,10 +14,13 @@ import { join } from "node:path";
 export function enableCompileCache(env: NodeJS.ProcessEnv = process.env): void {
   const enable = (module as { enableCompileCache?: (dir?: string) => unknown }).enableCompileCache;
   if (!enable || env.NODE_COMPILE_CACHE || env.NODE_DISABLE_COMPILE_CACHE) return;
-  const base = env.XDG_CACHE_HOME || join(env.HOME || homedir(), ".cache");
   try {
+    // A relative XDG_CACHE_HOME is ignored, as the XDG spec says (it would land in the user's project).
+    const xdg = env.XDG_CACHE_HOME && isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : undefined;
+    // homedir() throws where there is no HOME and no passwd entry (a container run as an unknown uid).
+    const base = xdg ?? join(env.HOME || homedir(), ".cache");
     enable(join(base, "cc-tools", "compile-cache"));
   } catch {
-    // A cache that cannot be set up (read-only home, say) only costs start-up time.
+    // A cache that cannot be set up (no home, a read-only one) only costs start-up time.
   }
 }

@@ -4,7 +4,7 @@ import { ToolError } from "../core/errors.js";
 import { packageVersion } from "../core/version.js";
 import { type AddressPolicy, checkAddresses, guardedLookup } from "./address.js";
 import { FETCH_TIMEOUT_MS, MAX_BODY_BYTES, MAX_REDIRECTS } from "./limits.js";
-import { displayProxy, type ProxyConfig, proxyFor, proxyFromEnv } from "./proxy.js";
+import { displayProxy, type ProxyConfig, proxyFor, proxyFromEnv, proxyProblem } from "./proxy.js";
 import { literalAddress, sameHostName, upgradeToHttps } from "./url.js";
 
 /**
@@ -118,6 +118,17 @@ function rootCause(error: unknown): ErrorWithCause {
   return [...chain].reverse().find((e) => e.code !== undefined) ?? chain.at(-1) ?? {};
 }
 
+/** Through a proxy, these codes are about reaching the proxy: the target's name is resolved by the proxy. */
+const PROXY_UNREACHABLE = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ETIMEDOUT",
+  "UND_ERR_CONNECT_TIMEOUT",
+]);
+
 const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH|EPROTO)/;
 
 /** Turns whatever a fetch threw into an error that names the failure and what to do. */
@@ -152,6 +163,11 @@ export function describeFetchError(
   const detail = cause.message ?? String(error);
   if (cause instanceof Error && cause.name === "BlockedAddressError")
     return fetchError("blocked-address", cause.message);
+  if (state.proxy && PROXY_UNREACHABLE.has(code))
+    return fetchError(
+      "proxy",
+      `Cannot reach the proxy ${displayProxy(state.proxy)} (from HTTPS_PROXY/HTTP_PROXY): ${code}. Check the proxy setting, or unset it to connect directly.`,
+    );
   if (code === "ENOTFOUND" || code === "ENODATA")
     return fetchError(
       "dns",
@@ -161,11 +177,6 @@ export function describeFetchError(
     return fetchError(
       "dns",
       `DNS lookup of ${url.hostname} failed for now (EAI_AGAIN): the resolver did not answer. Check the network and try again.`,
-    );
-  if (state.proxy && (code === "ECONNREFUSED" || code === "ENOTFOUND" || code === "EAI_AGAIN"))
-    return fetchError(
-      "proxy",
-      `Cannot reach the proxy ${displayProxy(state.proxy)} (from HTTPS_PROXY/HTTP_PROXY): ${code}. Check the proxy setting, or unset it to connect directly.`,
     );
   if (code === "ECONNREFUSED")
     return fetchError(
@@ -229,6 +240,13 @@ export async function fetchUrl(
   try {
     for (let redirects = 0; ; redirects++) {
       proxy = proxyFor(url, proxies);
+      const problem = proxy && proxyProblem(proxy);
+      if (problem) {
+        throw fetchError(
+          "proxy",
+          `The proxy setting HTTPS_PROXY/HTTP_PROXY (${displayProxy(proxy!)}) cannot be used: ${problem}. Set it to http://host:port (credentials as http://user:password@host:port), or unset it to connect directly.`,
+        );
+      }
       // Literal addresses never reach the lookup, so they are judged here.
       const literal = literalAddress(url.hostname);
       if (literal !== undefined) checkAddresses(url.hostname, [literal], options.policy);

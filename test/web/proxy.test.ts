@@ -91,6 +91,21 @@ describe("web proxy settings", () => {
     expect(
       proxyFor(new URL("https://x.org/"), proxyFromEnv({ HTTPS_PROXY: "http://p:1", NO_PROXY: "*" })),
     ).toBeUndefined();
+    // Addresses and ranges, IPv6 bare or bracketed; `.name` and `*.name` cover only subdomains; a trailing dot.
+    const more = proxyFromEnv({
+      HTTPS_PROXY: "proxy.corp:3128",
+      NO_PROXY: "2001:db8::5,[fd00::1],10.0.0.0/8,fd12::/16,*.sub.example,.dot.example,trailing.example.",
+    });
+    const through = (url: string) => proxyFor(new URL(url), more);
+    expect(through("https://[2001:db8::5]/")).toBeUndefined();
+    expect(through("https://[fd00::1]:8443/")).toBeUndefined();
+    expect(through("https://10.20.30.40/")).toBeUndefined();
+    expect(through("https://[fd12:3::1]/")).toBeUndefined();
+    expect(through("https://11.0.0.1/")).toBe("http://proxy.corp:3128");
+    expect(through("https://a.sub.example/")).toBeUndefined();
+    expect(through("https://sub.example/")).toBe("http://proxy.corp:3128");
+    expect(through("https://dot.example/")).toBe("http://proxy.corp:3128");
+    expect(through("https://trailing.example/")).toBeUndefined();
   });
 });
 
@@ -142,6 +157,24 @@ describe("fetching through a proxy", () => {
       /^error: The proxy http:\/\/127\.0\.0\.1:\d+ \(from HTTPS_PROXY\/HTTP_PROXY\) refused to connect to docs\.example\.test with HTTP 407, it wants credentials/,
     );
     expect(text).not.toContain("secret");
+  });
+
+  it("names a proxy whose name does not resolve, and a proxy setting that is no URL", async () => {
+    const dns = await fetchText("https://docs.example.test/", {
+      policy: policy(unresolvable),
+      proxy: proxyFromEnv({ HTTPS_PROXY: "http://user:pw@no-such-proxy.invalid:3128" }),
+    });
+    expect(dns).toMatch(
+      /^error: Cannot reach the proxy http:\/\/no-such-proxy\.invalid:3128 \(from HTTPS_PROXY\/HTTP_PROXY\): (ENOTFOUND|EAI_AGAIN)/,
+    );
+    expect(dns).not.toContain("pw");
+    const bad = await fetchText("https://docs.example.test/", {
+      policy: policy(unresolvable),
+      proxy: proxyFromEnv({ HTTPS_PROXY: "ftp://proxy.corp:21" }),
+    });
+    expect(bad).toMatch(
+      /^error: The proxy setting HTTPS_PROXY\/HTTP_PROXY \(ftp:\/\/proxy\.corp\) cannot be used: its scheme ftp: is not http, https or socks5/,
+    );
   });
 
   it("names a proxy that cannot be reached", async () => {
