@@ -96,6 +96,18 @@ interface SubagentRecord {
   agent: Agent;
   session: Session;
   type: string;
+  /**
+   * Its runs, one after another: a message that arrives while it works (its Task, an earlier message) waits
+   * for that run to end, since two runs on one conversation would interleave their turns.
+   */
+  runs: Promise<unknown>;
+}
+
+/** Runs `work` after the record's earlier runs have ended, whatever their outcome. */
+function nextRun<T>(record: SubagentRecord, work: () => Promise<T>): Promise<T> {
+  const run = record.runs.then(work, work);
+  record.runs = run.catch(() => undefined);
+  return run;
 }
 
 /** The sub-agents a session started (kept so SendMessage can continue one), ended with the session. */
@@ -254,8 +266,9 @@ export class AgentRuntime implements ModelAccess {
       instructions: [SUBAGENT_INSTRUCTIONS, type.instructions].filter(Boolean).join("\n\n"),
       stopEvent: "SubagentStop",
     });
-    known.set(agentId, { agent, session, type: type.name });
-    return this.runAgent(agentId, agent, request.prompt, signal, onProgress, started);
+    const record: SubagentRecord = { agent, session, type: type.name, runs: Promise.resolve() };
+    known.set(agentId, record);
+    return nextRun(record, () => this.runAgent(agentId, agent, request.prompt, signal, onProgress, started));
   }
 
   /** Sub-agents of this session that SendMessage can continue. */
@@ -273,7 +286,7 @@ export class AgentRuntime implements ModelAccess {
   ): Promise<SubagentResult | undefined> {
     const record = parent.session.get(subagentsSlot).get(agentId);
     if (!record) return undefined;
-    return this.runAgent(agentId, record.agent, message, signal, onProgress, Date.now());
+    return nextRun(record, () => this.runAgent(agentId, record.agent, message, signal, onProgress, Date.now()));
   }
 
   private async runAgent(

@@ -1,3 +1,5 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { anthropicProvider } from "../../src/agent/anthropic.js";
 import { agentHost, MAIN_CONVERSATION } from "../../src/agent/host.js";
@@ -110,5 +112,49 @@ describe("the agent host", () => {
     expect(await eventually(() => ctx.session.get(taskStoreSlot).get(task!.id)?.status === "completed")).toBe(
       true,
     );
+  });
+
+  it("works on two messages one after the other, never interleaving their turns", async () => {
+    const stand = await startStandIn([
+      (request) => {
+        const all = JSON.stringify(request.messages);
+        const last = JSON.stringify(request.messages.at(-1));
+        if (!all.includes("SECOND")) return text("first done");
+        // Each message's run reads one file, then answers.
+        if (!last.includes("tool_result")) return toolCall("Read", { file_path: "a.txt" });
+        return text(all.includes("THIRD") ? "third done" : "second done");
+      },
+    ]);
+    stands.push(stand);
+    const runtime = new AgentRuntime({
+      provider: anthropicProvider({ apiKey: "k", baseURL: stand.url, idleMs: 5_000 }),
+      model: "claude-sonnet-5-5",
+      configDir: tempDir("cc-tools-config-"),
+    });
+    let ctx: ToolContext | undefined;
+    const host = agentHost({ runtime, mainContext: () => ctx });
+    ctx = testContext({ host, permissionMode: "bypassPermissions" });
+    writeFileSync(join(ctx.workingDir, "a.txt"), "a\n");
+    await runtime.runSubagent(
+      { description: "helper", prompt: "FIRST", subagentType: "general-purpose", name: "helper" },
+      ctx,
+      new AbortController().signal,
+    );
+    host.deliverMessage?.({ from: MAIN_CONVERSATION, to: "helper", message: "SECOND" });
+    host.deliverMessage?.({ from: MAIN_CONVERSATION, to: "helper", message: "THIRD" });
+    const inbox = ctx.session.get(inboxSlot);
+    const answers: string[] = [];
+    expect(
+      await eventually(() => {
+        answers.push(...inbox.take().map((m) => m.message));
+        return answers.length === 2;
+      }, 20_000),
+    ).toBe(true);
+    expect(answers).toEqual(["second done", "third done"]);
+    // Every request the model got alternates user and assistant turns, as the API requires.
+    for (const request of stand.requests) {
+      const roles = (request.messages as Array<{ role: string }>).map((m) => m.role);
+      expect(roles.every((role, i) => i === 0 || role !== roles[i - 1])).toBe(true);
+    }
   });
 });
