@@ -1,4 +1,5 @@
 import { isIP } from "node:net";
+import ipaddr from "ipaddr.js";
 import { InputError } from "../core/errors.js";
 
 /** Where a WebFetch URL is really fetched from: the checks and rewrites made before any request. */
@@ -15,7 +16,8 @@ export function isLoopbackHost(hostname: string): boolean {
   if (host === "localhost" || host.endsWith(".localhost")) return true;
   const literal = literalAddress(host);
   if (literal === undefined) return false;
-  return literal === "::1" || literal.startsWith("127.") || /^::ffff:127\./i.test(literal);
+  // ipaddr.process reads IPv4-mapped IPv6 (`::ffff:7f00:1`, as the URL parser writes ::ffff:127.0.0.1) as IPv4.
+  return ipaddr.isValid(literal) && ipaddr.process(literal).range() === "loopback";
 }
 
 /** Whether two host names name the same host (case and a trailing dot aside). */

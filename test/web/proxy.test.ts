@@ -88,6 +88,8 @@ describe("web proxy settings", () => {
     expect(via("https://api.example.com/")).toBe("http://proxy.corp:3128");
     expect(via("http://localhost:3000/")).toBeUndefined();
     expect(via("http://127.0.0.1:3000/")).toBeUndefined();
+    expect(via("http://[::ffff:127.0.0.1]:3000/")).toBeUndefined();
+    expect(via("http://[::1]:3000/")).toBeUndefined();
     expect(
       proxyFor(new URL("https://x.org/"), proxyFromEnv({ HTTPS_PROXY: "http://p:1", NO_PROXY: "*" })),
     ).toBeUndefined();
