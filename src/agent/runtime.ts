@@ -286,7 +286,9 @@ export class AgentRuntime implements ModelAccess {
   ): Promise<SubagentResult | undefined> {
     const record = parent.session.get(subagentsSlot).get(agentId);
     if (!record) return undefined;
-    return nextRun(record, () => this.runAgent(agentId, record.agent, message, signal, onProgress, Date.now()));
+    return nextRun(record, () =>
+      this.runAgent(agentId, record.agent, message, signal, onProgress, Date.now()),
+    );
   }
 
   private async runAgent(
