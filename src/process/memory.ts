@@ -35,6 +35,12 @@ let timer: NodeJS.Timeout | undefined;
 let baseline = 0;
 /** Set when something dropped a large buffer of its own: the next quiet moment collects whatever the growth. */
 let dropped = false;
+let collections = 0;
+
+/** How many collections this module has run in this process (for diagnostics and tests). */
+export function collectionsRun(): number {
+  return collections;
+}
 
 /** Heap in use plus memory outside the heap (buffers): what a collection can give back. */
 function usedBytes(): number {
@@ -112,6 +118,7 @@ function collectIfGrown(): void {
   if (!collect) return;
   const started = performance.now();
   collect();
+  collections++;
   baseline = usedBytes();
   log.debug(`collected garbage after a large call in ${(performance.now() - started).toFixed(1)} ms`);
 }
