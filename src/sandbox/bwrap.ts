@@ -9,18 +9,7 @@ import { BWRAP_ISOLATION } from "./probe.js";
  */
 const UNREADABLE_DIR = (path: string) => ["--perms", "0000", "--tmpfs", path];
 
-/** Items sorted by the depth of their path, outermost first (each depth counted once, not per comparison). */
-function byDepth<T>(items: readonly T[], pathOf: (item: T) => string): T[] {
-  const keyed = items.map((item) => {
-    const path = pathOf(item);
-    let depth = 0;
-    for (let i = path.indexOf("/"); i !== -1; i = path.indexOf("/", i + 1)) depth++;
-    return { item, path, depth };
-  });
-  keyed.sort((a, b) => a.depth - b.depth || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return keyed.map((k) => k.item);
-}
-const same = (path: string) => path;
+const byDepth = (a: string, b: string) => a.split("/").length - b.split("/").length || a.localeCompare(b);
 
 /** What hides the Unix sockets: whole directories below /tmp, single files elsewhere. */
 export interface SocketMasks {
@@ -88,14 +77,14 @@ export function bwrapArgs(
   if (existsSync("/run")) args.push("--tmpfs", "/run");
   for (const dir of options.sockets.dirs) args.push(...UNREADABLE_DIR(dir));
   for (const socket of options.sockets.files) args.push("--ro-bind", "/dev/null", socket);
-  for (const path of byDepth(policy.writable, same)) args.push("--bind", path, path);
-  for (const path of byDepth(policy.pinned, same)) args.push("--bind", path, path);
-  for (const path of byDepth([...policy.readOnly, ...policy.placeholders], same))
+  for (const path of [...policy.writable].sort(byDepth)) args.push("--bind", path, path);
+  for (const path of [...policy.pinned].sort(byDepth)) args.push("--bind", path, path);
+  for (const path of [...policy.readOnly, ...policy.placeholders].sort(byDepth))
     args.push("--ro-bind", path, path);
-  for (const mask of byDepth(policy.masked, (m) => m.path)) {
+  for (const mask of [...policy.masked].sort((a, b) => byDepth(a.path, b.path))) {
     args.push(...(mask.kind === "dir" ? UNREADABLE_DIR(mask.path) : ["--ro-bind", emptyFile, mask.path]));
   }
-  for (const path of byDepth(policy.unmasked, same)) args.push("--ro-bind", path, path);
+  for (const path of [...policy.unmasked].sort(byDepth)) args.push("--ro-bind", path, path);
   args.push(...BWRAP_ISOLATION);
   if (options.disableUserns) args.push("--disable-userns");
   if (options.asPid1) args.push("--as-pid-1");
