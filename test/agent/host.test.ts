@@ -5,6 +5,7 @@ import { anthropicProvider } from "../../src/agent/anthropic.js";
 import { agentHost, MAIN_CONVERSATION } from "../../src/agent/host.js";
 import { AgentRuntime } from "../../src/agent/runtime.js";
 import type { ToolContext } from "../../src/core/context.js";
+import type { PermissionMode } from "../../src/core/permission-level.js";
 import { ToolResult } from "../../src/core/result.js";
 import { runTool } from "../../src/executor/run.js";
 import { inboxSlot } from "../../src/messages/inbox.js";
@@ -18,18 +19,34 @@ afterEach(async () => {
   while (stands.length > 0) await stands.pop()!.close();
 });
 
+/** The agent host over a runtime that talks to `stand`, and the main conversation's context. */
+function hostOn(stand: StandIn, options: { idleMs?: number; permissionMode?: PermissionMode } = {}) {
+  const runtime = new AgentRuntime({
+    provider: anthropicProvider({ apiKey: "k", baseURL: stand.url, idleMs: options.idleMs ?? 5_000 }),
+    model: "claude-sonnet-5-5",
+    configDir: tempDir("cc-tools-config-"),
+  });
+  let main: ToolContext | undefined;
+  const host = agentHost({ runtime, mainContext: () => main });
+  const ctx = testContext({ host, permissionMode: options.permissionMode });
+  main = ctx;
+  return { runtime, host, ctx };
+}
+
+/** Starts the sub-agent "helper" with the prompt FIRST, so messages can continue it. */
+function startHelper(runtime: AgentRuntime, ctx: ToolContext) {
+  return runtime.runSubagent(
+    { description: "helper", prompt: "FIRST", subagentType: "general-purpose", name: "helper" },
+    ctx,
+    new AbortController().signal,
+  );
+}
+
 describe("the agent host", () => {
   it("delivers messages and cron prompts into the main conversation's inbox, read at its next turn", async () => {
     const stand = await startStandIn([text("noted")]);
     stands.push(stand);
-    const runtime = new AgentRuntime({
-      provider: anthropicProvider({ apiKey: "k", baseURL: stand.url, idleMs: 2_000 }),
-      model: "claude-sonnet-5-5",
-      configDir: tempDir("cc-tools-config-"),
-    });
-    let ctx: ToolContext | undefined;
-    const host = agentHost({ runtime, mainContext: () => ctx });
-    ctx = testContext({ host });
+    const { runtime, host, ctx } = hostOn(stand, { idleMs: 2_000 });
     expect(host.recipients?.()).toEqual([MAIN_CONVERSATION]);
     expect(
       host.deliverMessage?.({ from: "reviewer", to: MAIN_CONVERSATION, message: "the tests pass" }),
@@ -57,19 +74,8 @@ describe("the agent host", () => {
       },
     ]);
     stands.push(stand);
-    const runtime = new AgentRuntime({
-      provider: anthropicProvider({ apiKey: "k", baseURL: stand.url, idleMs: 5_000 }),
-      model: "claude-sonnet-5-5",
-      configDir: tempDir("cc-tools-config-"),
-    });
-    let ctx: ToolContext | undefined;
-    const host = agentHost({ runtime, mainContext: () => ctx });
-    ctx = testContext({ host, permissionMode: "bypassPermissions" });
-    const first = await runtime.runSubagent(
-      { description: "helper", prompt: "FIRST", subagentType: "general-purpose", name: "helper" },
-      ctx,
-      new AbortController().signal,
-    );
+    const { runtime, host, ctx } = hostOn(stand, { permissionMode: "bypassPermissions" });
+    const first = await startHelper(runtime, ctx);
     expect(first.text).toBe("first done");
     expect(host.deliverMessage?.({ from: MAIN_CONVERSATION, to: "helper", message: "SECOND" })).toBe(true);
     const tasks = ctx.session.get(taskStoreSlot).list();
@@ -91,19 +97,8 @@ describe("the agent host", () => {
       (request) => text(JSON.stringify(request.messages).includes("SECOND") ? "second done" : "first done"),
     ]);
     stands.push(stand);
-    const runtime = new AgentRuntime({
-      provider: anthropicProvider({ apiKey: "k", baseURL: stand.url, idleMs: 5_000 }),
-      model: "claude-sonnet-5-5",
-      configDir: tempDir("cc-tools-config-"),
-    });
-    let ctx: ToolContext | undefined;
-    const host = agentHost({ runtime, mainContext: () => ctx });
-    ctx = testContext({ host });
-    await runtime.runSubagent(
-      { description: "helper", prompt: "FIRST", subagentType: "general-purpose", name: "helper" },
-      ctx,
-      new AbortController().signal,
-    );
+    const { runtime, host, ctx } = hostOn(stand);
+    await startHelper(runtime, ctx);
     host.deliverMessage?.({ from: MAIN_CONVERSATION, to: "helper", message: "SECOND" });
     const inbox = ctx.session.get(inboxSlot);
     expect(await eventually(() => inbox.size > 0, 15_000)).toBe(true);
@@ -126,20 +121,9 @@ describe("the agent host", () => {
       },
     ]);
     stands.push(stand);
-    const runtime = new AgentRuntime({
-      provider: anthropicProvider({ apiKey: "k", baseURL: stand.url, idleMs: 5_000 }),
-      model: "claude-sonnet-5-5",
-      configDir: tempDir("cc-tools-config-"),
-    });
-    let ctx: ToolContext | undefined;
-    const host = agentHost({ runtime, mainContext: () => ctx });
-    ctx = testContext({ host, permissionMode: "bypassPermissions" });
+    const { runtime, host, ctx } = hostOn(stand, { permissionMode: "bypassPermissions" });
     writeFileSync(join(ctx.workingDir, "a.txt"), "a\n");
-    await runtime.runSubagent(
-      { description: "helper", prompt: "FIRST", subagentType: "general-purpose", name: "helper" },
-      ctx,
-      new AbortController().signal,
-    );
+    await startHelper(runtime, ctx);
     host.deliverMessage?.({ from: MAIN_CONVERSATION, to: "helper", message: "SECOND" });
     host.deliverMessage?.({ from: MAIN_CONVERSATION, to: "helper", message: "THIRD" });
     const inbox = ctx.session.get(inboxSlot);
