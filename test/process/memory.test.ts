@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import {
   COLLECT_AFTER_GROWTH_BYTES,
@@ -37,5 +38,29 @@ describe("collecting garbage after large calls", () => {
     callEnded();
     await new Promise((resolve) => setTimeout(resolve, 4 * COLLECT_QUIET_MS));
     expect(collectionsRun()).toBe(before + 1);
+  });
+});
+
+describe("the young generation of a long-running host", () => {
+  /** New space after bursts of short-lived allocation, in a fresh process, with or without the host's setting. */
+  function youngGenerationBytes(enable: boolean): number {
+    const memory = new URL("../../src/process/memory.ts", import.meta.url).href;
+    const script = `
+      const { enableIdleCollection } = await import(${JSON.stringify(memory)});
+      if (${enable}) enableIdleCollection();
+      const { getHeapSpaceStatistics } = await import("node:v8");
+      for (let round = 0; round < 3; round++) { const kept = []; for (let i = 0; i < 2e5; i++) kept.push({ i }); }
+      console.log(getHeapSpaceStatistics().find((s) => s.space_name === "new_space").space_size);`;
+    const out = execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+      encoding: "utf8",
+    });
+    return Number(out.trim());
+  }
+
+  it("stays at its starting size instead of growing with every burst", () => {
+    const grown = youngGenerationBytes(false);
+    const kept = youngGenerationBytes(true);
+    expect(kept).toBeLessThanOrEqual(4 * 1024 * 1024);
+    expect(grown).toBeGreaterThan(kept);
   });
 });
