@@ -8,6 +8,7 @@ import type { AnyTool } from "../core/tool.js";
 import { unavailableReason } from "../core/toolset.js";
 import { runHooks } from "../hooks/run.js";
 import type { PermissionDecision } from "../permissions/types.js";
+import { callEnded, callStarted } from "../process/memory.js";
 import { closestToolNames, findTool, toolsFor } from "../registry.js";
 import { validateInput } from "../schema/validate.js";
 import { applyResultBudget } from "./budget.js";
@@ -131,11 +132,16 @@ export async function runTool(
   ctx: ToolContext,
   options: RunOptions = {},
 ): Promise<ToolResult> {
+  // A host that turned on idle collection (the MCP server, the agent) collects a large call's garbage
+  // once no call runs; for everyone else this only counts.
+  callStarted();
   try {
     return await runPipeline(name, rawInput, ctx, options);
   } catch (error) {
     log.error(`the executor failed on ${name}`, error);
     return ToolResult.error(`${name} could not be run: ${errorMessage(error)}`);
+  } finally {
+    callEnded();
   }
 }
 

@@ -1,5 +1,9 @@
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
+import * as z from "zod";
+import { ToolResult } from "../../src/core/result.js";
+import { defineTool } from "../../src/core/tool.js";
+import { runTool } from "../../src/executor/run.js";
 import {
   COLLECT_AFTER_GROWTH_BYTES,
   COLLECT_QUIET_MS,
@@ -9,6 +13,7 @@ import {
   enableIdleCollection,
   obtainGc,
 } from "../../src/process/memory.js";
+import { testContext } from "../helpers/context.js";
 import { eventually } from "./ps.js";
 
 describe("collecting garbage after large calls", () => {
@@ -62,5 +67,33 @@ describe("the young generation of a long-running host", () => {
     const kept = youngGenerationBytes(true);
     expect(kept).toBeLessThanOrEqual(4 * 1024 * 1024);
     expect(grown).toBeGreaterThan(kept);
+  });
+});
+
+describe("idle collection in the executor", () => {
+  it("counts every runTool call, so any host that turned collection on gets it after a large call", async () => {
+    enableIdleCollection();
+    let duringCall = -1;
+    const large = defineTool({
+      name: "Large",
+      description: "Allocates a lot and holds it until it answers.",
+      permissionLevel: "readOnly",
+      inputSchema: z.strictObject({}),
+      async execute() {
+        const data: Buffer[] = [];
+        for (let size = 0; size <= 2 * COLLECT_AFTER_GROWTH_BYTES; size += 1 << 20)
+          data.push(Buffer.alloc(1 << 20, 1));
+        const before = collectionsRun();
+        await new Promise((resolve) => setTimeout(resolve, 4 * COLLECT_QUIET_MS));
+        duringCall = collectionsRun() - before;
+        return ToolResult.success(`held ${data.length} MB`);
+      },
+    });
+    const ctx = testContext({ tools: [large] });
+    const before = collectionsRun();
+    const result = await runTool("Large", {}, ctx);
+    expect(result.isError).toBe(false);
+    expect(duringCall).toBe(0);
+    expect(await eventually(() => collectionsRun() > before, 2_000)).toBe(true);
   });
 });
