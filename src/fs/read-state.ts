@@ -64,13 +64,27 @@ export function deferredHash(content: Uint8Array | readonly Uint8Array[], done?:
       hash = contentHash(pending!);
       pending = undefined; // The content can be collected (or reused) once hashed.
       clearTimeout(timer);
+      unsettled.delete(settle);
       done?.();
     }
     return hash;
   };
   const timer = setTimeout(settle, DEFERRED_HASH_DELAY_MS);
   timer.unref();
+  unsettled.add(settle);
   return settle;
+}
+
+/** Hashes not yet taken: each holds the content it will hash. */
+const unsettled = new Set<() => string>();
+
+/**
+ * Takes every pending hash now, so the content each holds is let go (or given back for reuse) at once:
+ * a change of a large file that follows another within DEFERRED_HASH_DELAY_MS would otherwise need a
+ * second buffer of the file's size while the first still waits to be hashed.
+ */
+export function settlePendingHashes(): void {
+  for (const settle of [...unsettled]) settle();
 }
 
 function mergeRange(ranges: readonly LineRange[], range: LineRange): LineRange[] {

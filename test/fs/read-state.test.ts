@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { Session } from "../../src/core/session.js";
-import { changeDiff, contentHash, ReadState, readStateSlot } from "../../src/fs/read-state.js";
+import {
+  changeDiff,
+  contentHash,
+  deferredHash,
+  ReadState,
+  readStateSlot,
+  settlePendingHashes,
+} from "../../src/fs/read-state.js";
 
 describe("read-state", () => {
   it("merges the line ranges read of unchanged content, and restarts them when the content changed", () => {
@@ -60,5 +67,21 @@ describe("read-state", () => {
     expect(changeDiff("alpha\nbeta", "alpha\nbeta\n")).toBe(
       "@@ lines 1-2 then, 1-2 now @@\n alpha\n-beta\n\\ (no newline at the end of the file)\n+beta",
     );
+  });
+});
+
+describe("deferred hashes", () => {
+  it("are taken at once by settlePendingHashes, letting go of the content they held", () => {
+    const released: string[] = [];
+    const first = deferredHash(Buffer.from("one"), () => released.push("one"));
+    const second = deferredHash([Buffer.from("tw"), Buffer.from("o")], () => released.push("two"));
+    expect(released).toEqual([]);
+    settlePendingHashes();
+    expect(released.sort()).toEqual(["one", "two"]);
+    expect(first()).toBe(contentHash(Buffer.from("one")));
+    expect(second()).toBe(contentHash(Buffer.from("two")));
+    // Settled once: neither settling again nor reading the hash calls back a second time.
+    settlePendingHashes();
+    expect(released).toHaveLength(2);
   });
 });

@@ -12,7 +12,13 @@ import {
 import { type DecodedText, decodeText, MAX_DECODED_FILE_BYTES } from "../../fs/codec.js";
 import { assertLockHeld, withFileLock } from "../../fs/file-lock.js";
 import { nearestExisting } from "../../fs/missing-file.js";
-import { changeDiff, contentHash, deferredHash, readStateSlot } from "../../fs/read-state.js";
+import {
+  changeDiff,
+  contentHash,
+  deferredHash,
+  readStateSlot,
+  settlePendingHashes,
+} from "../../fs/read-state.js";
 import { readBounded, specialFileKind } from "../../fs/regular-file.js";
 import { bufferDropped } from "../../process/memory.js";
 
@@ -54,6 +60,9 @@ const keptRead = {
   ours: new WeakSet<ArrayBufferLike>(),
   take(size: number): Buffer {
     if (size < KEPT_READ_MIN_BYTES) return Buffer.allocUnsafe(size);
+    // The last write's buffer comes back here once its content is hashed: hash it now rather than
+    // allocate a second one beside it.
+    settlePendingHashes();
     const kept = this.buffer;
     this.drop();
     if (kept && kept.length >= size) return kept;

@@ -4,6 +4,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { isPlainUtf8 } from "../../../src/fs/codec.js";
 import { contentHash, readStateSlot } from "../../../src/fs/read-state.js";
+import { obtainGc } from "../../../src/process/memory.js";
 import { call, fileContext } from "./util.js";
 
 /**
@@ -159,5 +160,24 @@ describe("Edit: the buffer large files are read into is reused, never shared", (
     for (let i = 1; i <= 4; i++) await edit(files[i % 2]!, 1000 * i);
     await Promise.all([edit(files[0]!, 50_000), edit(files[1]!, 50_000), edit(files[0]!, 60_000)]);
     for (const file of files) expect(readFileSync(file.path, "utf8")).toBe(file.expected);
+  });
+
+  it("holds one buffer of a large file's size across back-to-back edits, not two", async () => {
+    const gc = obtainGc()!;
+    const ctx = fileContext();
+    const path = join(ctx.workingDir, "big.txt");
+    const size = 8 * 1024 * 1024;
+    const lines = Array.from({ length: size / 16 }, (_, i) => `${String(i).padStart(15, "0")}`);
+    writeFileSync(path, `${lines.join("\n")}\n`);
+    await call(ctx, "Read", { file_path: path, limit: 1 });
+    gc();
+    const before = process.memoryUsage().arrayBuffers;
+    for (let i = 1; i <= 4; i++) {
+      const line = String(i * 1000).padStart(15, "0");
+      const result = await call(ctx, "Edit", { file_path: path, old_string: line, new_string: `${line}x` });
+      expect(result.isError).toBe(false);
+    }
+    gc();
+    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(1.5 * size);
   });
 });
