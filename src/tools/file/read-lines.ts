@@ -24,9 +24,11 @@ export const LEAN_READ_MIN_BYTES = 1024 * 1024;
 const MAX_UTF8_BYTES_PER_UNIT = 3;
 /**
  * Lines up to this many bytes are decoded whole. A longer one has more than LINE_HEAD_BYTES / 3 >
- * MAX_LINE_CHARS units, so formatLine cuts it; of it only the first LINE_HEAD_BYTES, backed up to the
- * start of a character (at most 3 bytes), are decoded: still at least MAX_LINE_CHARS units, and (valid
- * UTF-8 cut between characters) exactly the start of the whole line's string, so the cut is the same.
+ * MAX_LINE_CHARS UTF-16 units, so formatLine cuts it, and only its first LINE_HEAD_BYTES are decoded: a
+ * character cut at their end decodes wrongly, but the complete characters before it (at least
+ * LINE_HEAD_BYTES - 3 bytes, so more than MAX_LINE_CHARS units) are exactly the start of the whole line's
+ * string, and only its first MAX_LINE_CHARS units are kept, so the cut is the same (even inside a
+ * surrogate pair).
  */
 const LINE_HEAD_BYTES = (MAX_UTF8_BYTES_PER_UNIT + 1) * MAX_LINE_CHARS;
 const LF = 0x0a;
@@ -82,9 +84,7 @@ function bytesLines(bytes: Buffer): TextLines | undefined {
           lines.push(bytes.toString("utf8", at, end));
           lengths.push(lines.at(-1)!.length);
         } else {
-          let cut = at + LINE_HEAD_BYTES;
-          while (isContinuation(bytes[cut]!)) cut--;
-          lines.push(bytes.toString("utf8", at, cut));
+          lines.push(bytes.toString("utf8", at, at + LINE_HEAD_BYTES).slice(0, MAX_LINE_CHARS));
           lengths.push(utf16Length(bytes, at, end));
         }
         at = end + 1;
