@@ -206,15 +206,27 @@ export function viewOf(text: string): string {
 }
 
 /**
- * True when decodeText would read `bytes` as UTF-8 without a BOM and without any CR: the view is then
- * exactly the bytes' UTF-8 text, so a well-formed string occurs in the view where its UTF-8 bytes occur
- * in the file (UTF-8 is self-synchronising), and an edit can be found and spliced in the bytes without
- * decoding the whole file. Costs two scans of the bytes (UTF-8 validation and a search for CR).
+ * Where the text of `bytes` starts (0, or 3 after a BOM) when decodeText would read them as valid UTF-8
+ * without any CR; undefined otherwise. The view is then exactly the UTF-8 text of the bytes from there,
+ * with eol "lf": a well-formed string occurs in the view where its UTF-8 bytes occur in the file (UTF-8 is
+ * self-synchronising), and a line is the text between two LF bytes, so callers can find lines and edits in
+ * the bytes without decoding the whole file. Costs a search for CR and one UTF-8 validation of the bytes.
  */
+export function plainUtf8Start(bytes: Buffer): number | undefined {
+  const bom = bomOf(bytes);
+  // decodeText refuses NULs in the head of BOM-less text that is not UTF-16.
+  if (!bom && bytes.subarray(0, SNIFF_BYTES).includes(0)) return undefined;
+  if (!looksLikeText(bytes) || bytes.includes(0x0d)) return undefined;
+  if (detectEncoding(bytes).encoding !== "utf8") return undefined;
+  if (!bom) return 0; // detectEncoding validated the whole file.
+  // A UTF-8 BOM is trusted by detectEncoding; invalid bytes after it would decode to U+FFFD.
+  const start = bom.bytes.length;
+  return isUtf8(bytes.subarray(start)) ? start : undefined;
+}
+
+/** plainUtf8Start without a BOM: the view is the UTF-8 text of all the bytes. */
 export function isPlainUtf8(bytes: Buffer): boolean {
-  if (!looksLikeText(bytes) || bytes.subarray(0, SNIFF_BYTES).includes(0)) return false;
-  const { encoding, bom } = detectEncoding(bytes);
-  return encoding === "utf8" && !bom && !bytes.includes(0x0d);
+  return plainUtf8Start(bytes) === 0;
 }
 
 /** Decodes a text file. Returns undefined for binary data (callers name the type). */

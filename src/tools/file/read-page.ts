@@ -59,6 +59,14 @@ export interface LineWindow {
   reachesEnd: boolean;
 }
 
+/**
+ * Lines a window needs from the page's offset on (fewer at the end of the file) for pageOf to give what
+ * it gives over the whole file: this page and the next, each at most `limit` lines.
+ */
+export function windowLines(limit = DEFAULT_LINE_LIMIT): number {
+  return 2 * limit;
+}
+
 /** How many lines starting at window index `from` fit in one page. */
 function linesThatFit(window: LineWindow, from: number, limit: number, maxChars: number): number {
   const { lines, lengths, firstLine } = window;

@@ -4,7 +4,7 @@ import { ToolError } from "../../core/errors.js";
 import { detectEncoding } from "../../fs/codec.js";
 import { isLegacy, isStateful, legacyDecoder } from "../../fs/legacy-encodings.js";
 import { MAX_LINE_CHARS } from "./line-format.js";
-import { DEFAULT_LINE_LIMIT, type LineWindow } from "./read-page.js";
+import { type LineWindow, windowLines } from "./read-page.js";
 
 /**
  * Lines of a text file too large to decode whole, read from disk in chunks: only the requested page and
@@ -96,7 +96,7 @@ export async function streamWindow(
   path: string,
   sample: Buffer,
   offset: number,
-  limit = DEFAULT_LINE_LIMIT,
+  limit?: number,
 ): Promise<StreamedWindow> {
   const { encoding, bom } = detectEncoding(sample, true);
   if (encoding === "utf16be") {
@@ -109,7 +109,7 @@ export async function streamWindow(
       `${path} is ${encoding} text too large to read whole; convert it (iconv -f ${encoding} -t UTF-8) or search it with Grep.`,
     );
   }
-  const wanted = 2 * limit;
+  const wanted = windowLines(limit);
   const lines: string[] = [];
   const lengths: number[] = [];
   let number = 0;

@@ -14,12 +14,14 @@ import { readBounded, specialFileKind } from "../../fs/regular-file.js";
 import { binaryLabel, SNIFF_HEAD_BYTES, sniffKind } from "../../fs/sniff.js";
 import { notebookBlocks, parseNotebook } from "./notebook.js";
 import { imageForModel } from "./read-image.js";
+import { textLines } from "./read-lines.js";
 import {
   CHARS_PER_TOKEN,
   DEFAULT_LINE_LIMIT,
   MAX_OUTPUT_TOKENS_CEILING,
   outputTokenBudget,
   pageOf,
+  windowLines,
 } from "./read-page.js";
 import { pdfText } from "./read-pdf.js";
 import { readHead, streamWindow } from "./read-stream.js";
@@ -83,40 +85,41 @@ async function readText(
   ctx: ToolCallContext,
   preface = "",
 ): Promise<ToolResult> {
-  const decoded = decodeText(bytes);
+  const text = textLines(bytes);
   const state = ctx.session.get(readStateSlot);
   const hash = contentHash(bytes);
-  if (!decoded) {
+  if (!text) {
     // Recorded all the same: a binary file the model has looked at may be overwritten with Write.
     state.recordRead(path, hash, undefined);
     throw binaryError(path, bytes);
   }
-  const { view, format } = decoded;
-  const lines = view === "" ? [] : (view.endsWith("\n") ? view.slice(0, -1) : view).split("\n");
+  const { format, count, view } = text;
   const metadata = {
     path,
-    totalLines: lines.length,
+    totalLines: count,
     encoding: format.encoding,
     bom: format.bom,
     eol: format.eol,
   };
-  if (lines.length === 0) {
+  if (count === 0) {
     state.recordRead(path, hash, view, [1, 1]);
     return ToolResult.success(textNote(`${path} exists but is empty.`), metadata);
   }
   const offset = Math.max(1, input.offset ?? 1);
-  if (offset > lines.length) {
-    state.recordRead(path, hash, view, [lines.length, lines.length]);
-    return ToolResult.success(pastEndNote(path, lines.length, offset), metadata);
+  if (offset > count) {
+    state.recordRead(path, hash, view, [count, count]);
+    return ToolResult.success(pastEndNote(path, count, offset), metadata);
   }
   const wholeFile = input.offset === undefined && input.limit === undefined;
-  const page = pageOf(
-    { lines, firstLine: 1, reachesEnd: true },
-    { offset, limit: input.limit, wholeFile, tokenBudget: outputTokenBudget(ctx) },
-  );
+  const page = pageOf(text.window(offset, windowLines(input.limit)), {
+    offset,
+    limit: input.limit,
+    wholeFile,
+    tokenBudget: outputTokenBudget(ctx),
+  });
   state.recordRead(path, hash, view, [page.first, page.last]);
   const next = page.next
-    ? `\n\n[Lines ${page.first}-${page.last} of ${lines.length} shown. For the next page, Read with offset ${page.next.offset} and limit ${page.next.limit}.]`
+    ? `\n\n[Lines ${page.first}-${page.last} of ${count} shown. For the next page, Read with offset ${page.next.offset} and limit ${page.next.limit}.]`
     : "";
   return ToolResult.success(preface + page.text + next, { ...metadata, lines: [page.first, page.last] });
 }
