@@ -253,12 +253,47 @@ describe("escape attempts, each checked by its effect", () => {
         "grep -s -l '^State:.Z' /proc/[0-9]*/status | wc -l",
     );
     expect(reaped.text).toBe("0");
-    expect((await bash(ctx, "cat /proc/1/comm")).text).toBe("sh");
+    expect((await bash(ctx, "cat /proc/1/comm")).text).toBe("bash");
     const seconds = uniqueSeconds();
     const left = await bash(ctx, `sleep ${seconds} & exit 3`);
     expect(left.text).toMatch(/^Exit code 3/);
     expect(left.text).toContain("Processes the command left running were stopped");
     expect(await eventually(() => survivors(`sleep ${seconds}`).length === 0)).toBe(true);
+  });
+
+  it("makes the command's own bash the init: no process between bwrap and it, and it still keeps exit statuses, signals, strays and the cwd", async () => {
+    const { ctx, ws } = setup({}, []);
+    const chain = await bash(ctx, 'echo $$; ps -eo pid=,comm= > "$TMPDIR/ps"; grep -v \' ps$\' "$TMPDIR/ps"');
+    expect(chain.text.split("\n").map((l) => l.trim())).toEqual(["1", "1 bash"]);
+    // A signal the command sends its shell ends it with the shell's usual status (pid 1 would ignore it).
+    expect((await bash(ctx, "kill $$; echo not reached")).text).toBe("Exit code 143");
+    expect((await bash(ctx, "kill -HUP $$")).text).toBe("Exit code 129");
+    expect((await bash(ctx, "sh -c 'kill -TERM $$'")).text).toMatch(/^Exit code 143/);
+    // The command's shell options do not stop the check or change the status; both detached kinds of
+    // process are noted and gone, and the directory the command ended in is kept.
+    const seconds = uniqueSeconds();
+    const left = await bash(
+      ctx,
+      `set -euf; shopt -s failglob; IFS=/; mkdir -p sub; cd sub; sleep ${seconds} & (setsid sleep ${seconds} &); false`,
+    );
+    expect(left.text).toMatch(/^Exit code 1\b/);
+    expect(left.text).toContain("Processes the command left running were stopped");
+    expect(await eventually(() => survivors(`sleep ${seconds}`).length === 0)).toBe(true);
+    expect((await bash(ctx, "pwd")).text).toBe(join(ws, "sub"));
+    // Nothing left: no note, and no stray-check file in the session's temp dir.
+    const clean = await bash(ctx, 'sleep 0.05 & wait; ls -A "$TMPDIR" | grep -c strays || true');
+    expect(clean.text).toBe("0");
+  });
+
+  it("notes strays with the network bridge too, where bash is neither pid 1 nor the bridge", async () => {
+    const { ctx } = setup({ network: { allowedDomains: ["127.0.0.2"], deniedDomains: [] } }, []);
+    const seconds = uniqueSeconds();
+    const left = await bash(ctx, `sleep ${seconds} & exit 3`);
+    expect(left.text).toMatch(/^Exit code 3/);
+    expect(left.text).toContain("Processes the command left running were stopped");
+    expect(await eventually(() => survivors(`sleep ${seconds}`).length === 0)).toBe(true);
+    expect((await bash(ctx, "kill $$")).text).toBe("Exit code 143");
+    expect((await bash(ctx, "echo quiet")).text).toBe("quiet");
   });
 
   it("ends a command that ignores SIGTERM at its time-out, with everything it started", async () => {
