@@ -14,7 +14,7 @@ import {
   sandboxMode,
   warnIfUnavailable,
 } from "./mode.js";
-import { holdPlaceholders } from "./placeholder.js";
+import { holdPlaceholders, releaseIdlePlaceholders } from "./placeholder.js";
 import { buildPolicy, type SandboxPolicy } from "./policy.js";
 import { FilteringProxy } from "./proxy.js";
 import { seatbeltProfile } from "./seatbelt.js";
@@ -286,6 +286,9 @@ export async function sandboxLaunch(
   spec: SpawnSpec,
   request: CommandRequest | "hook",
 ): Promise<Launch> {
+  // Placeholders waiting for removal go first: the policy would read one as a real .git or .claude, and
+  // a command outside the sandbox would find it in place of the missing file.
+  releaseIdlePlaceholders();
   if (request === "hook" && !ctx.config.sandbox.sandboxHooks) {
     return unsandboxed(spec, "hooks run outside the sandbox (sandbox.sandboxHooks is off)");
   }

@@ -19,7 +19,7 @@ import { Session } from "../../src/core/session.js";
 import { sandboxMode } from "../../src/sandbox/mode.js";
 import { tempDir } from "../helpers/context.js";
 import { eventually, survivors, uniqueSeconds } from "../process/ps.js";
-import { bash, loopbackServer, sandboxContext, sandboxSettings } from "./helpers.js";
+import { bash, loopbackServer, nextTurn, sandboxContext, sandboxSettings } from "./helpers.js";
 
 const SECRET = "TOP-SECRET-4711";
 const ENV_SECRET = "ENV-SECRET-0815";
@@ -165,6 +165,7 @@ describe("escape attempts, each checked by its effect", () => {
     ],
   ])("cannot %s", async (_what, command) => {
     const { result, text } = await bash(env.ctx, command);
+    await nextTurn();
     expect(result.isError, text).toBe(true);
     // The rules refuse some of these before the kernel has to (control files, unknown -c runners); either
     // way the effect on disk is checked below.
@@ -324,6 +325,7 @@ describe("escape attempts, each checked by its effect", () => {
     expect(run.result.metadata).toMatchObject({ sandboxed: true });
     // The placeholders that kept .mcp.json from being created are gone once nothing runs.
     await bash(ctx, "cd ..");
+    await nextTurn();
     expect(existsSync(join(ws, ".mcp.json"))).toBe(false);
   });
 });
