@@ -101,8 +101,8 @@ async function launch(
 }
 
 /** What supervise needs of a launch. */
-function spawnOf({ file, args, cwd, env, launcherNames }: Launch) {
-  return { file, args, cwd, env, launcherNames };
+function spawnOf({ file, args, cwd, env, launcherNames, contained }: Launch) {
+  return { file, args, cwd, env, launcherNames, contained };
 }
 
 function readCwdFile(path: string): string | undefined {

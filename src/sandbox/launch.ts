@@ -121,6 +121,8 @@ export interface Launch extends SpawnSpec {
   sandboxed: boolean;
   /** Process names of the launcher (bwrap) and the network bridge: not the command's own processes. */
   launcherNames?: readonly string[];
+  /** The command runs in a PID namespace that dies with it (bubblewrap): see SuperviseOptions.contained. */
+  contained?: boolean;
   /** Why the command runs (or not) in the sandbox. */
   why: string;
   /** Ends what the sandbox set up for this command (proxy, placeholders). Call once it has ended. */
@@ -388,6 +390,7 @@ export async function sandboxLaunch(
       ...launched,
       env,
       launcherNames,
+      contained: availability.mechanism === "bubblewrap",
       sandboxed: true,
       why: mode.why,
       release,

@@ -286,6 +286,22 @@ describe("escape attempts, each checked by its effect", () => {
     expect(clean.text).toBe("0");
   });
 
+  it("leaves nothing of a command killed at its time-out, however its processes detached or hid their marker", async () => {
+    const { ctx } = setup({}, []);
+    const seconds = uniqueSeconds();
+    // `setsid env -i` escapes both the group and the run marker: only the PID namespace holds it.
+    const { text } = await bash(
+      ctx,
+      `(setsid env -i sleep ${seconds} &); (setsid sleep ${seconds} &); sleep ${seconds}`,
+      { timeout: 500 },
+    );
+    expect(text).toContain("timed out");
+    expect(await eventually(() => survivors(`sleep ${seconds}`).length === 0)).toBe(true);
+    const quick = await bash(ctx, `(setsid env -i sleep ${seconds} &); echo done`);
+    expect(quick.text).toContain("Processes the command left running were stopped");
+    expect(survivors(`sleep ${seconds}`)).toEqual([]);
+  });
+
   it("notes strays with the network bridge too, where bash is neither pid 1 nor the bridge", async () => {
     const { ctx } = setup({ network: { allowedDomains: ["127.0.0.2"], deniedDomains: [] } }, []);
     const seconds = uniqueSeconds();
