@@ -47,7 +47,11 @@ function openRegistry(): string | undefined {
   }
 }
 
+/** A forget not yet written (see forgetGroup). */
+let saveScheduled = false;
+
 function save(): void {
+  saveScheduled = false;
   if (!registryFile) return;
   try {
     if (recorded.size === 0) {
@@ -122,9 +126,18 @@ export function recordGroup(pgid: number): void {
   save();
 }
 
+/**
+ * The group is gone. The file is rewritten on the event loop's next turn, after the command's result is
+ * on its way (or with the next record, or at exit, whichever comes first): until then it still lists a
+ * dead group, which a reaper skips (its leader is gone and so is the group, or the id now belongs to a
+ * process with another start time).
+ */
 export function forgetGroup(pgid: number): void {
-  if (!recorded.delete(pgid)) return;
-  save();
+  if (!recorded.delete(pgid) || saveScheduled) return;
+  saveScheduled = true;
+  setImmediate(() => {
+    if (saveScheduled) save();
+  });
 }
 
 /** On host exit, after its groups were killed: nothing is left to reap. */

@@ -69,4 +69,37 @@ describe("after a SIGKILL of the host", () => {
     expect(await eventually(() => survivors(`sleep ${secs}`).length === 0)).toBe(true);
     expect(readdirSync(join(runtime, "cc-tools", "groups"))).toEqual([]);
   }, 60_000);
+
+  it("a finished command's group leaves the registry on the next turn, and the file with the last one", () => {
+    const dir = tempDir();
+    const runtime = tempDir("cc-tools-runtime-");
+    writeFileSync(
+      join(dir, "host.mts"),
+      `
+import { readdirSync, readFileSync } from "node:fs";
+import { runTool } from ${JSON.stringify(src("executor/run.ts"))};
+import { createToolContext } from ${JSON.stringify(src("context.ts"))};
+const ctx = createToolContext({ workingDir: process.argv[2], permissionMode: "bypassPermissions" });
+const groups = ${JSON.stringify(join(runtime, "cc-tools", "groups"))};
+const listed = () => readdirSync(groups).map((f) => readFileSync(groups + "/" + f, "utf8").split("\\n").length - 2);
+await runTool("Bash", { command: "sleep 30", run_in_background: true }, ctx);
+await runTool("Bash", { command: "true" }, ctx);
+await new Promise((resolve) => setImmediate(resolve));
+const withBackground = listed();
+await ctx.session.dispose();
+await new Promise((resolve) => setImmediate(resolve));
+process.stdout.write(JSON.stringify([withBackground, listed()]));
+process.kill(process.pid, "SIGKILL");
+`,
+    );
+    const host = spawnSync(process.execPath, ["--import", "tsx", join(dir, "host.mts"), dir], {
+      cwd: ROOT,
+      env: { ...process.env, CC_TOOLS_LOG: "silent", XDG_RUNTIME_DIR: runtime },
+      encoding: "utf8",
+      timeout: 30_000,
+    });
+    expect(host.signal).toBe("SIGKILL");
+    // One group (the background job's) while it runs; no file once nothing runs, though no exit handler ran.
+    expect(JSON.parse(host.stdout)).toEqual([[1], []]);
+  }, 60_000);
 });
