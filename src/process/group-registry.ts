@@ -1,4 +1,4 @@
-import { lstatSync, mkdirSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { log } from "../core/log.js";
@@ -59,6 +59,10 @@ function save(): void {
       return;
     }
     const lines = [`host ${process.pid} ${hostStartTime}`, ...[...recorded].map(([g, t]) => `${g} ${t}`)];
+    // A new file rather than the old one truncated and rewritten: ext4 writes a truncated file's new
+    // blocks out at close (auto_da_alloc), 1-4 ms per command here, against 0.05 ms for unlink and create.
+    // A reader sees no file or a partial one for a moment either way.
+    rmSync(registryFile, { force: true });
     writeFileSync(registryFile, `${lines.join("\n")}\n`, { mode: 0o600 });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT")
