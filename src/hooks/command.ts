@@ -47,6 +47,7 @@ export async function runHookCommand(
     cwd: ctx.workingDir,
     env: launch.env,
     launcherNames: launch.launcherNames,
+    contained: launch.contained,
     stdin,
     onStdout: (d) => {
       if (stdout.length < HOOK_MAX_OUTPUT_CHARS) stdout += d.toString("utf8");

@@ -1,4 +1,4 @@
-import { lstatSync, mkdirSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { log } from "../core/log.js";
@@ -47,7 +47,11 @@ function openRegistry(): string | undefined {
   }
 }
 
+/** A forget not yet written (see forgetGroup). */
+let saveScheduled = false;
+
 function save(): void {
+  saveScheduled = false;
   if (!registryFile) return;
   try {
     if (recorded.size === 0) {
@@ -55,6 +59,10 @@ function save(): void {
       return;
     }
     const lines = [`host ${process.pid} ${hostStartTime}`, ...[...recorded].map(([g, t]) => `${g} ${t}`)];
+    // A new file rather than the old one truncated and rewritten: ext4 writes a truncated file's new
+    // blocks out at close (auto_da_alloc), 1-4 ms per command here, against 0.05 ms for unlink and create.
+    // A reader sees no file or a partial one for a moment either way.
+    rmSync(registryFile, { force: true });
     writeFileSync(registryFile, `${lines.join("\n")}\n`, { mode: 0o600 });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT")
@@ -122,9 +130,18 @@ export function recordGroup(pgid: number): void {
   save();
 }
 
+/**
+ * The group is gone. The file is rewritten on the event loop's next turn, after the command's result is
+ * on its way (or with the next record, or at exit, whichever comes first): until then it still lists a
+ * dead group, which a reaper skips (its leader is gone and so is the group, or the id now belongs to a
+ * process with another start time).
+ */
 export function forgetGroup(pgid: number): void {
-  if (!recorded.delete(pgid)) return;
-  save();
+  if (!recorded.delete(pgid) || saveScheduled) return;
+  saveScheduled = true;
+  setImmediate(() => {
+    if (saveScheduled) save();
+  });
 }
 
 /** On host exit, after its groups were killed: nothing is left to reap. */

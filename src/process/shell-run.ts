@@ -85,11 +85,13 @@ async function launch(
   prepared: ReturnType<typeof prepare>,
   cwdFile: string | undefined,
 ): Promise<Launch> {
-  const { file, args } = request.adapter.invocation(prepared.executable, prepared.text, cwdFile);
+  const { adapter } = request;
+  const { file, args } = adapter.invocation(prepared.executable, prepared.text, cwdFile);
+  const asInit = adapter.invocationAsInit?.bind(adapter, prepared.executable, prepared.text, cwdFile);
   try {
     return await sandboxLaunch(
       request.ctx,
-      { file, args, cwd: prepared.start.dir, env: prepared.env },
+      { file, args, cwd: prepared.start.dir, env: prepared.env, asInit },
       { command: request.command, shell: request.adapter.kind, disableSandbox: request.disableSandbox },
     );
   } catch (error) {
@@ -99,8 +101,8 @@ async function launch(
 }
 
 /** What supervise needs of a launch. */
-function spawnOf({ file, args, cwd, env, launcherNames }: Launch) {
-  return { file, args, cwd, env, launcherNames };
+function spawnOf({ file, args, cwd, env, launcherNames, contained }: Launch) {
+  return { file, args, cwd, env, launcherNames, contained };
 }
 
 function readCwdFile(path: string): string | undefined {

@@ -1,5 +1,6 @@
 import { accessSync, constants } from "node:fs";
 import { delimiter, join } from "node:path";
+import type { InitDuties } from "../sandbox/launch.js";
 
 /**
  * What differs between the shells we run: where the executable is, and how a command is wrapped so its
@@ -24,6 +25,16 @@ export interface ShellAdapter {
     command: string,
     cwdFile: string | undefined,
   ): { file: string; args: string[] };
+  /**
+   * `invocation`, with the shell itself doing the duties of the sandbox's PID-namespace init: `setup`
+   * before the command, `atExit` when it exits. Only for a shell that reaps orphans while it runs.
+   */
+  invocationAsInit?(
+    executablePath: string,
+    command: string,
+    cwdFile: string | undefined,
+    duties: InitDuties,
+  ): { file: string; args: string[] };
 }
 
 /** POSIX single-quoting: safe for any path. */
@@ -35,6 +46,21 @@ function psQuote(text: string): string {
   return `'${text.replace(/'/g, "''")}'`;
 }
 
+function bashInvocation(
+  executablePath: string,
+  command: string,
+  cwdFile: string | undefined,
+  duties?: InitDuties,
+): { file: string; args: string[] } {
+  // The prefix shares line 1 with the command, so bash's error messages keep the command's line numbers.
+  // An EXIT trap records the directory even when the command calls `exit`, and keeps its exit status.
+  const record = cwdFile ? `pwd -P 2>/dev/null >| ${shQuote(cwdFile)}` : undefined;
+  const atExit = [duties?.atExit, record].filter((part) => part !== undefined).join("; ");
+  const trap = atExit ? `trap ${shQuote(atExit)} EXIT; ` : "";
+  const setup = duties ? `${duties.setup}; ` : "";
+  return { file: executablePath, args: ["-c", `exec 2>&1; ${setup}${trap}${command}`] };
+}
+
 export const bashAdapter: ShellAdapter = {
   kind: "bash",
   toolName: "Bash",
@@ -42,12 +68,8 @@ export const bashAdapter: ShellAdapter = {
   missingHint: "bash was not found on PATH; install bash or add its directory to PATH.",
   scriptExtension: ".sh",
   sourceCommand: (path) => `. ${shQuote(path)}`,
-  invocation(executablePath, command, cwdFile) {
-    // The prefix shares line 1 with the command, so bash's error messages keep the command's line numbers.
-    // An EXIT trap records the directory even when the command calls `exit`, and keeps its exit status.
-    const trap = cwdFile ? `trap ${shQuote(`pwd -P 2>/dev/null >| ${shQuote(cwdFile)}`)} EXIT; ` : "";
-    return { file: executablePath, args: ["-c", `exec 2>&1; ${trap}${command}`] };
-  },
+  invocation: (executablePath, command, cwdFile) => bashInvocation(executablePath, command, cwdFile),
+  invocationAsInit: bashInvocation,
 };
 
 /** Holds the success of the command's last statement; named so no command would use it. */

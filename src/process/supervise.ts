@@ -54,6 +54,13 @@ export interface SuperviseOptions {
    * the command has ended are not strays the command left behind.
    */
   launcherNames?: readonly string[];
+  /**
+   * Everything the command starts stays in a PID namespace that the kernel empties when its init exits,
+   * before the launcher that waits for that init exits (the sandbox's bwrap, whose --die-with-parent also
+   * ends the namespace if the launcher is killed): no process can have escaped it, however it detached,
+   * so the scan of /proc for escaped processes after the exit is skipped.
+   */
+  contained?: boolean;
   /** Polled while the command runs, with the group's id; true stops it as waiting for input. */
   isWaitingForInput?: (pgid: number) => boolean;
 }
@@ -185,6 +192,7 @@ export function supervise(options: SuperviseOptions): Supervised {
           straysKilled = true;
           await killGroup(pid, KILL_GRACE_MS, undefined, options.launcherNames, pidsBefore);
         }
+        if (options.contained) return;
         // detached: the command leads its own session, so its pid is also the session id.
         const escaped = await killEscapees(marker, pidsBefore, KILL_GRACE_MS, {
           sessionId: pid,

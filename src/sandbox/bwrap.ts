@@ -66,8 +66,9 @@ export function bwrapArgs(
     sockets: SocketMasks;
     /**
      * The command is the PID namespace's init (`--as-pid-1`): it must be a shell that waits for its
-     * children and reaps orphans (launch.ts's stray check, run by sh), and it ignores signals without a
-     * handler, so a time-out's SIGTERM ends the sandbox through bwrap itself (--die-with-parent).
+     * children and reaps orphans (the command's own bash, or launch.ts's stray check run by sh), and it
+     * ignores signals it has no handler for, so a time-out's SIGTERM ends the sandbox through bwrap
+     * itself (--die-with-parent) if not through the shell's traps (launch.ts's InitDuties).
      */
     asPid1?: boolean;
   },

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import type { ToolContext } from "../core/context.js";
 import { ToolError } from "../core/errors.js";
 import { isWithin } from "../fs/canonical.js";
+import { shQuote } from "../process/shells.js";
 import { bwrapArgs, socketsToHide } from "./bwrap.js";
 import {
   type CommandRequest,
@@ -13,7 +14,7 @@ import {
   sandboxMode,
   warnIfUnavailable,
 } from "./mode.js";
-import { holdPlaceholders } from "./placeholder.js";
+import { holdPlaceholders, releaseIdlePlaceholders } from "./placeholder.js";
 import { buildPolicy, type SandboxPolicy } from "./policy.js";
 import { FilteringProxy } from "./proxy.js";
 import { seatbeltProfile } from "./seatbelt.js";
@@ -46,32 +47,82 @@ server.listen(Number(port), "127.0.0.1", () => {
 });`;
 
 /**
- * Runs the command inside the sandbox and, once it has exited, notes in the file named by $1 whether
- * any other process is still alive in the sandbox's PID namespace (pid 1 is bwrap's init, or this script
- * itself under --as-pid-1; the bridge is this script's parent). Those are killed with the namespace; the
- * note lets the result say so, as it does for strays outside the sandbox. Only shell builtins run after
- * the command, so nothing is counted twice. As the namespace's init, sh reaps orphans while it waits.
+ * Shell text (sh and bash alike) that touches `file` when a process other than pid 1, this shell and its
+ * parent is still alive in the sandbox's PID namespace (zombies aside): processes the command left
+ * running, which are killed with the namespace; the note lets the result say so, as it does for strays
+ * outside the sandbox. Only builtins run, so nothing the check starts is counted.
+ */
+const strayScan = (file: string) =>
+  `for __cc_p in /proc/[0-9]*; do case \${__cc_p#/proc/} in 1|$$|$PPID) continue ;; esac; ` +
+  `{ IFS= read -r __cc_st < "$__cc_p/stat"; } 2>/dev/null || continue; ` +
+  `case \${__cc_st##*) } in Z*|X*) continue ;; esac; : >| ${file}; break; done`;
+
+/**
+ * For a command whose shell cannot do the check itself (PowerShell, hooks): an sh that runs the command,
+ * then checks for strays in the file named by $1 and exits with the command's status. Under --as-pid-1 it
+ * is the namespace's init (pid 1 would otherwise be bwrap's own init, and the network bridge is its
+ * parent), and reaps orphans while it waits.
  */
 const STRAY_CHECK = `f=$1; shift; "$@"; s=$?
-for p in /proc/[0-9]*; do
-  case \${p#/proc/} in 1|$$|$PPID) continue ;; esac
-  { read -r st < "$p/stat"; } 2>/dev/null || continue
-  case \${st##*) } in Z*|X*) continue ;; esac
-  : > "$f"; break
-done
+${strayScan('"$f"')}
 exit $s`;
+
+/**
+ * What a shell does so it can be the PID namespace's init itself, without the sh of STRAY_CHECK between
+ * bwrap and it (one process fewer per command): bash reaps any child it has, orphans included.
+ */
+export interface InitDuties {
+  /**
+   * Run before the command: a namespace's init ignores every signal it has no handler for, so `kill $$`
+   * (or a time-out's SIGTERM) would leave it running; these traps make a terminating signal end it with
+   * the status it would have died with (128 + the signal's number), as the shell outside a sandbox does.
+   */
+  setup: string;
+  /**
+   * Run when the shell exits, whichever way short of SIGKILL (the end of the command, `exit N`, a trapped
+   * signal): the stray check, builtins only. It first clears -e, -u and -f, which the command may have set
+   * and which would otherwise end or skip the check (and with -e change the exit status).
+   */
+  atExit: string;
+}
+
+/** Terminating signals a script may send itself, with the exit status a shell reports for each. */
+const INIT_SIGNALS: ReadonlyArray<readonly [string, number]> = [
+  ["HUP", 129],
+  ["INT", 130],
+  ["QUIT", 131],
+  ["USR1", 138],
+  ["USR2", 140],
+  ["PIPE", 141],
+  ["ALRM", 142],
+  ["TERM", 143],
+];
+
+function initDuties(strayFile: string): InitDuties {
+  return {
+    setup: INIT_SIGNALS.map(([name, status]) => `trap 'exit ${status}' ${name}`).join("; "),
+    atExit: `set +euf; ${strayScan(shQuote(strayFile))}`,
+  };
+}
 
 export interface SpawnSpec {
   file: string;
   args: readonly string[];
   cwd: string;
   env: NodeJS.ProcessEnv;
+  /**
+   * The same command with the duties of the sandbox's PID-namespace init done by its own shell (see
+   * InitDuties); absent for a shell that cannot, which then runs under STRAY_CHECK's sh.
+   */
+  asInit?: (duties: InitDuties) => { file: string; args: string[] };
 }
 
 export interface Launch extends SpawnSpec {
   sandboxed: boolean;
   /** Process names of the launcher (bwrap) and the network bridge: not the command's own processes. */
   launcherNames?: readonly string[];
+  /** The command runs in a PID namespace that dies with it (bubblewrap): see SuperviseOptions.contained. */
+  contained?: boolean;
   /** Why the command runs (or not) in the sandbox. */
   why: string;
   /** Ends what the sandbox set up for this command (proxy, placeholders). Call once it has ended. */
@@ -237,6 +288,9 @@ export async function sandboxLaunch(
   spec: SpawnSpec,
   request: CommandRequest | "hook",
 ): Promise<Launch> {
+  // Placeholders waiting for removal go first: the policy would read one as a real .git or .claude, and
+  // a command outside the sandbox would find it in place of the missing file.
+  releaseIdlePlaceholders();
   if (request === "hook" && !ctx.config.sandbox.sandboxHooks) {
     return unsandboxed(spec, "hooks run outside the sandbox (sandbox.sandboxHooks is off)");
   }
@@ -284,7 +338,12 @@ export async function sandboxLaunch(
     const networked = policy.network.allowedDomains.length > 0;
     let launched: { file: string; args: string[] };
     if (availability.mechanism === "bubblewrap") {
-      command = ["/bin/sh", "-c", STRAY_CHECK, "sh", strayFile, ...command];
+      if (spec.asInit) {
+        const own = spec.asInit(initDuties(strayFile));
+        command = [own.file, ...own.args];
+      } else {
+        command = ["/bin/sh", "-c", STRAY_CHECK, "sh", strayFile, ...command];
+      }
       if (networked) {
         proxyDir = mkdtempSync(join(tmpdir(), "cc-tools-proxy-"));
         const socket = join(proxyDir, "proxy.sock");
@@ -308,8 +367,9 @@ export async function sandboxLaunch(
         cwd: spec.cwd,
         disableUserns: availability.disableUserns,
         sockets,
-        // The stray check's sh as the namespace's init instead of bwrap's reaper: one process fewer per
-        // command. Not with the network bridge, which is Node and does not reap orphans.
+        // The command's own bash (or the stray check's sh) as the namespace's init instead of bwrap's
+        // reaper: one process fewer per command. Not with the network bridge, which is Node and does not
+        // reap orphans: bwrap's init is pid 1 then, the bridge its child and the shell the bridge's.
         asPid1: availability.asPid1 && !networked,
       };
       launched = {
@@ -330,6 +390,7 @@ export async function sandboxLaunch(
       ...launched,
       env,
       launcherNames,
+      contained: availability.mechanism === "bubblewrap",
       sandboxed: true,
       why: mode.why,
       release,

@@ -32,11 +32,46 @@ export function isPlaceholder(path: string): boolean {
 /** Uses of each placeholder in this process: a background command may outlive the foreground one. */
 const users = new Map<string, number>();
 
-/** Creates (or joins) the placeholders; the returned function lets go of them, removing the last use's. */
+/**
+ * Placeholders no command of this process uses any more, whose removal (a readdir, an unlink and an
+ * rmdir each, 1-2 ms apiece on ext4) waits for the event loop's next turn: the command's result is on its
+ * way by then. The next sandboxed command removes them before it looks at the file system (a placeholder
+ * would read as a real .git), as if they had not waited: nothing is kept for reuse. The process's exit
+ * removes what is still waiting.
+ */
+const idle = new Set<string>();
+let releaseScheduled = false;
+let exitHandlerInstalled = false;
+
+/** Removes every idle placeholder now. */
+export function releaseIdlePlaceholders(): void {
+  for (const path of idle) release(path);
+  idle.clear();
+}
+
+function releaseLater(path: string): void {
+  idle.add(path);
+  if (!exitHandlerInstalled) {
+    exitHandlerInstalled = true;
+    process.on("exit", releaseIdlePlaceholders);
+  }
+  if (releaseScheduled) return;
+  releaseScheduled = true;
+  setImmediate(() => {
+    releaseScheduled = false;
+    releaseIdlePlaceholders();
+  });
+}
+
+/**
+ * Creates (or joins) the placeholders; the returned function lets go of them. The last use's placeholder
+ * is removed on the event loop's next turn (or at exit), unless this process holds it again before.
+ */
 export function holdPlaceholders(paths: readonly string[]): () => void {
   for (const path of paths) {
     const count = users.get(path) ?? 0;
     if (count === 0) {
+      if (idle.delete(path)) release(path);
       mkdirSync(path, { recursive: true });
       closeSync(openSync(markerOf(path), "w"));
     }
@@ -50,7 +85,7 @@ export function holdPlaceholders(paths: readonly string[]): () => void {
         continue;
       }
       users.delete(path);
-      release(path);
+      releaseLater(path);
     }
   };
 }

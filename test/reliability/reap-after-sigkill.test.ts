@@ -69,4 +69,44 @@ describe("after a SIGKILL of the host", () => {
     expect(await eventually(() => survivors(`sleep ${secs}`).length === 0)).toBe(true);
     expect(readdirSync(join(runtime, "cc-tools", "groups"))).toEqual([]);
   }, 60_000);
+
+  it("a finished command's group leaves the registry on the next turn, and the file with the last one", () => {
+    const dir = tempDir();
+    const runtime = tempDir("cc-tools-runtime-");
+    writeFileSync(
+      join(dir, "host.mts"),
+      `
+import { readdirSync, readFileSync } from "node:fs";
+import { runTool } from ${JSON.stringify(src("executor/run.ts"))};
+import { createToolContext } from ${JSON.stringify(src("context.ts"))};
+import { emptySettings } from ${JSON.stringify(src("settings/types.ts"))};
+// Unsandboxed: the registry does not depend on it, and a background job in bwrap can fail to start when
+// another test's socket in /tmp vanishes between the policy and the mount (only foreground runs retry).
+const config = emptySettings(process.argv[2]);
+config.sandbox.enabled = false;
+const ctx = createToolContext({ workingDir: process.argv[2], permissionMode: "bypassPermissions", config });
+const groups = ${JSON.stringify(join(runtime, "cc-tools", "groups"))};
+const listed = () => readdirSync(groups).map((f) => readFileSync(groups + "/" + f, "utf8").split("\\n").length - 2);
+await runTool("Bash", { command: "sleep 30", run_in_background: true }, ctx);
+await runTool("Bash", { command: "true" }, ctx);
+await new Promise((resolve) => setImmediate(resolve));
+const withBackground = listed();
+await ctx.session.dispose();
+await new Promise((resolve) => setImmediate(resolve));
+process.stdout.write(JSON.stringify([withBackground, listed()]));
+process.kill(process.pid, "SIGKILL");
+`,
+    );
+    const host = spawnSync(process.execPath, ["--import", "tsx", join(dir, "host.mts"), dir], {
+      cwd: ROOT,
+      env: { ...process.env, CC_TOOLS_LOG: "silent", XDG_RUNTIME_DIR: runtime },
+      encoding: "utf8",
+      timeout: 30_000,
+    });
+    // One group (the background job's) while it runs; no file once nothing runs, though no exit handler ran.
+    expect({ signal: host.signal, stdout: host.stdout, stderr: host.stderr }).toMatchObject({
+      signal: "SIGKILL",
+      stdout: "[[1],[]]",
+    });
+  }, 60_000);
 });

@@ -19,7 +19,7 @@ import { Session } from "../../src/core/session.js";
 import { sandboxMode } from "../../src/sandbox/mode.js";
 import { tempDir } from "../helpers/context.js";
 import { eventually, survivors, uniqueSeconds } from "../process/ps.js";
-import { bash, loopbackServer, sandboxContext, sandboxSettings } from "./helpers.js";
+import { bash, loopbackServer, nextTurn, sandboxContext, sandboxSettings } from "./helpers.js";
 
 const SECRET = "TOP-SECRET-4711";
 const ENV_SECRET = "ENV-SECRET-0815";
@@ -165,6 +165,7 @@ describe("escape attempts, each checked by its effect", () => {
     ],
   ])("cannot %s", async (_what, command) => {
     const { result, text } = await bash(env.ctx, command);
+    await nextTurn();
     expect(result.isError, text).toBe(true);
     // The rules refuse some of these before the kernel has to (control files, unknown -c runners); either
     // way the effect on disk is checked below.
@@ -253,12 +254,63 @@ describe("escape attempts, each checked by its effect", () => {
         "grep -s -l '^State:.Z' /proc/[0-9]*/status | wc -l",
     );
     expect(reaped.text).toBe("0");
-    expect((await bash(ctx, "cat /proc/1/comm")).text).toBe("sh");
+    expect((await bash(ctx, "cat /proc/1/comm")).text).toBe("bash");
     const seconds = uniqueSeconds();
     const left = await bash(ctx, `sleep ${seconds} & exit 3`);
     expect(left.text).toMatch(/^Exit code 3/);
     expect(left.text).toContain("Processes the command left running were stopped");
     expect(await eventually(() => survivors(`sleep ${seconds}`).length === 0)).toBe(true);
+  });
+
+  it("makes the command's own bash the init: no process between bwrap and it, and it still keeps exit statuses, signals, strays and the cwd", async () => {
+    const { ctx, ws } = setup({}, []);
+    const chain = await bash(ctx, 'echo $$; ps -eo pid=,comm= > "$TMPDIR/ps"; grep -v \' ps$\' "$TMPDIR/ps"');
+    expect(chain.text.split("\n").map((l) => l.trim())).toEqual(["1", "1 bash"]);
+    // A signal the command sends its shell ends it with the shell's usual status (pid 1 would ignore it).
+    expect((await bash(ctx, "kill $$; echo not reached")).text).toBe("Exit code 143");
+    expect((await bash(ctx, "kill -HUP $$")).text).toBe("Exit code 129");
+    expect((await bash(ctx, "sh -c 'kill -TERM $$'")).text).toMatch(/^Exit code 143/);
+    // The command's shell options do not stop the check or change the status; both detached kinds of
+    // process are noted and gone, and the directory the command ended in is kept.
+    const seconds = uniqueSeconds();
+    const left = await bash(
+      ctx,
+      `set -euf; shopt -s failglob; IFS=/; mkdir -p sub; cd sub; sleep ${seconds} & (setsid sleep ${seconds} &); false`,
+    );
+    expect(left.text).toMatch(/^Exit code 1\b/);
+    expect(left.text).toContain("Processes the command left running were stopped");
+    expect(await eventually(() => survivors(`sleep ${seconds}`).length === 0)).toBe(true);
+    expect((await bash(ctx, "pwd")).text).toBe(join(ws, "sub"));
+    // Nothing left: no note, and no stray-check file in the session's temp dir.
+    const clean = await bash(ctx, 'sleep 0.05 & wait; ls -A "$TMPDIR" | grep -c strays || true');
+    expect(clean.text).toBe("0");
+  });
+
+  it("leaves nothing of a command killed at its time-out, however its processes detached or hid their marker", async () => {
+    const { ctx } = setup({}, []);
+    const seconds = uniqueSeconds();
+    // `setsid env -i` escapes both the group and the run marker: only the PID namespace holds it.
+    const { text } = await bash(
+      ctx,
+      `(setsid env -i sleep ${seconds} &); (setsid sleep ${seconds} &); sleep ${seconds}`,
+      { timeout: 500 },
+    );
+    expect(text).toContain("timed out");
+    expect(await eventually(() => survivors(`sleep ${seconds}`).length === 0)).toBe(true);
+    const quick = await bash(ctx, `(setsid env -i sleep ${seconds} &); echo done`);
+    expect(quick.text).toContain("Processes the command left running were stopped");
+    expect(survivors(`sleep ${seconds}`)).toEqual([]);
+  });
+
+  it("notes strays with the network bridge too, where bash is neither pid 1 nor the bridge", async () => {
+    const { ctx } = setup({ network: { allowedDomains: ["127.0.0.2"], deniedDomains: [] } }, []);
+    const seconds = uniqueSeconds();
+    const left = await bash(ctx, `sleep ${seconds} & exit 3`);
+    expect(left.text).toMatch(/^Exit code 3/);
+    expect(left.text).toContain("Processes the command left running were stopped");
+    expect(await eventually(() => survivors(`sleep ${seconds}`).length === 0)).toBe(true);
+    expect((await bash(ctx, "kill $$")).text).toBe("Exit code 143");
+    expect((await bash(ctx, "echo quiet")).text).toBe("quiet");
   });
 
   it("ends a command that ignores SIGTERM at its time-out, with everything it started", async () => {
@@ -289,6 +341,7 @@ describe("escape attempts, each checked by its effect", () => {
     expect(run.result.metadata).toMatchObject({ sandboxed: true });
     // The placeholders that kept .mcp.json from being created are gone once nothing runs.
     await bash(ctx, "cd ..");
+    await nextTurn();
     expect(existsSync(join(ws, ".mcp.json"))).toBe(false);
   });
 });

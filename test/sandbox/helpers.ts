@@ -34,6 +34,14 @@ export function sandboxContext(
   return testContext({ workingDir, config, ...options });
 }
 
+/**
+ * One turn of the event loop: a sandboxed command's placeholders are removed then, once its result is on
+ * its way (src/sandbox/placeholder.ts).
+ */
+export function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
 export async function bash(ctx: ToolContext, command: string, extra: Record<string, unknown> = {}) {
   const result = await runTool("Bash", { command, ...extra }, ctx);
   return { result, text: ToolResult.text(result) };

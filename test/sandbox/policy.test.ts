@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import type { PermissionHandler, PermissionRequest } from "../../src/permissions/types.js";
 import { findTool } from "../../src/registry.js";
@@ -11,7 +12,7 @@ import { buildPolicy, hookScripts, type SandboxPolicy } from "../../src/sandbox/
 import { sbplString, seatbeltProfile } from "../../src/sandbox/seatbelt.js";
 import { loadSettings, readJsonFile, SettingsError } from "../../src/settings/load.js";
 import { tempDir } from "../helpers/context.js";
-import { sandboxContext, sandboxSettings } from "./helpers.js";
+import { nextTurn, sandboxContext, sandboxSettings } from "./helpers.js";
 
 const policy: SandboxPolicy = {
   writable: ["/ws", "/tmp/s"],
@@ -165,18 +166,67 @@ describe("the policy of a workspace", () => {
 });
 
 describe("placeholders shared between processes", () => {
-  it("stay while another live process holds them, and go once only dead ones did", () => {
+  it("stay while another live process holds them, and go once only dead ones did", async () => {
     const ws = tempDir();
     const path = join(ws, ".mcp.json");
     mkdirSync(path);
     writeFileSync(join(path, `.cc-tools-sandbox-${process.ppid}`), "");
     holdPlaceholders([path])();
+    await nextTurn();
     expect(existsSync(path)).toBe(true);
     expect(isPlaceholder(path)).toBe(true);
     rmSync(join(path, `.cc-tools-sandbox-${process.ppid}`));
     // A pid above the kernel's maximum is never alive: a killed run's marker.
     writeFileSync(join(path, ".cc-tools-sandbox-99999999"), "");
     holdPlaceholders([path])();
+    await nextTurn();
+    expect(existsSync(path)).toBe(false);
+  });
+
+  it("go on the event loop's next turn after the last use, never while a use holds them", async () => {
+    const ws = tempDir();
+    const path = join(ws, ".claude");
+    const marker = join(path, `.cc-tools-sandbox-${process.pid}`);
+    const first = holdPlaceholders([path]);
+    const second = holdPlaceholders([path]);
+    first();
+    await nextTurn();
+    expect(existsSync(marker)).toBe(true);
+    second();
+    // The removal waits for the next turn (the command's result goes out first)...
+    expect(existsSync(path)).toBe(true);
+    await nextTurn();
+    expect(existsSync(path)).toBe(false);
+    // ...and a hold before that turn keeps the directory and its marker, whatever the pending removal does.
+    const again = holdPlaceholders([path]);
+    again();
+    const held = holdPlaceholders([path]);
+    await nextTurn();
+    expect(existsSync(marker)).toBe(true);
+    held();
+    await nextTurn();
+    expect(existsSync(path)).toBe(false);
+  });
+
+  it("waiting for removal are removed when the process exits before the next turn", () => {
+    const ws = tempDir();
+    const path = join(ws, ".mcp.json");
+    const module = pathToFileURL(join(import.meta.dirname, "../../src/sandbox/placeholder.ts")).href;
+    const file = join(ws, "exit.mts");
+    writeFileSync(
+      file,
+      `import { existsSync } from "node:fs";
+import { holdPlaceholders } from ${JSON.stringify(module)};
+holdPlaceholders([${JSON.stringify(path)}])();
+process.stdout.write(String(existsSync(${JSON.stringify(path)})));
+process.exit(0);`,
+    );
+    // From the repository root, so `--import tsx` resolves to its node_modules.
+    const out = execFileSync(process.execPath, ["--import", "tsx", file], {
+      cwd: join(import.meta.dirname, "../.."),
+      encoding: "utf8",
+    });
+    expect(out).toBe("true");
     expect(existsSync(path)).toBe(false);
   });
 });
