@@ -67,11 +67,30 @@ export async function killGroup(
   signalGroup(pgid, "SIGKILL");
 }
 
+/** Work for the moment this host goes, after its groups are killed (see onHostExit). */
+const exitWork: Array<() => void> = [];
+
+/**
+ * Runs `work` (synchronous) when this host exits, normally or by SIGINT, SIGTERM or SIGHUP, after every
+ * group it started was killed: what only those commands used can then be cleaned up.
+ */
+export function onHostExit(work: () => void): void {
+  installHandlers();
+  exitWork.push(work);
+}
+
 function killAllNow(): void {
   for (const pgid of liveGroups) signalGroup(pgid, "SIGKILL");
   liveGroups.clear();
   killAllEscapeesNow();
   clearRegistry();
+  for (const work of exitWork) {
+    try {
+      work();
+    } catch {
+      // the host is going: what cannot be cleaned up now is swept by the next one
+    }
+  }
 }
 
 /**

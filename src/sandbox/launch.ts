@@ -96,12 +96,25 @@ const INIT_SIGNALS: ReadonlyArray<readonly [string, number]> = [
   ["PIPE", 141],
   ["ALRM", 142],
   ["TERM", 143],
+  // Signals whose default is a core dump: bash as init would crash re-raising them, without its EXIT trap.
+  ["ILL", 132],
+  ["TRAP", 133],
+  ["ABRT", 134],
+  ["BUS", 135],
+  ["FPE", 136],
+  ["SEGV", 139],
+  ["XCPU", 152],
+  ["XFSZ", 153],
+  ["VTALRM", 154],
+  ["PROF", 155],
+  ["SYS", 159],
 ];
 
 function initDuties(strayFile: string): InitDuties {
   return {
     setup: INIT_SIGNALS.map(([name, status]) => `trap 'exit ${status}' ${name}`).join("; "),
-    atExit: `set +euf; ${strayScan(shQuote(strayFile))}`,
+    // Quietly: a command's `set -x`, `set -v` or DEBUG trap would otherwise show the check's every step.
+    atExit: `{ set +xv; } 2>/dev/null; trap - DEBUG; set +euf; ${strayScan(shQuote(strayFile))}`,
   };
 }
 

@@ -1,5 +1,6 @@
 import { closeSync, mkdirSync, openSync, readdirSync, rmdirSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
+import { onHostExit } from "../process/groups.js";
 
 /**
  * A placeholder is an empty directory standing in for a control file that does not exist while a
@@ -20,10 +21,15 @@ function alive(pid: number): boolean {
   }
 }
 
-/** True for a directory that holds nothing but placeholder markers (an empty one included). */
-export function isPlaceholder(path: string): boolean {
+/**
+ * True for a directory that holds nothing but placeholder markers: an empty one included, unless
+ * `markerRequired` (where a real, empty directory may stand, such as `.claude`, only a directory with a
+ * marker, of a live process or a killed one, is a placeholder).
+ */
+export function isPlaceholder(path: string, markerRequired = false): boolean {
   try {
-    return readdirSync(path).every((name) => MARKER.test(name));
+    const names = readdirSync(path);
+    return names.every((name) => MARKER.test(name)) && (!markerRequired || names.length > 0);
   } catch {
     return false;
   }
@@ -33,15 +39,22 @@ export function isPlaceholder(path: string): boolean {
 const users = new Map<string, number>();
 
 /**
- * Placeholders no command of this process uses any more, whose removal (a readdir, an unlink and an
- * rmdir each, 1-2 ms apiece on ext4) waits for the event loop's next turn: the command's result is on its
- * way by then. The next sandboxed command removes them before it looks at the file system (a placeholder
- * would read as a real .git), as if they had not waited: nothing is kept for reuse. The process's exit
- * removes what is still waiting.
+ * Placeholders no command of this process uses any more. By default each is removed as its last use ends.
+ * A host that sends a call's result before its next turn (the MCP server) may defer the removal (a
+ * readdir, an unlink and an rmdir each, 1-2 ms apiece on ext4) to that turn, off the result's path; the
+ * next sandboxed command removes them before it looks at the file system (a placeholder would read as a
+ * real .git), as if they had not waited, and nothing is kept for reuse. A library caller gets the workspace
+ * back as it was when the call returns.
  */
 const idle = new Set<string>();
+let deferRelease = false;
 let releaseScheduled = false;
-let exitHandlerInstalled = false;
+let exitWorkRegistered = false;
+
+/** Makes this process remove placeholders on the event loop's turn after their last use (see `idle`). */
+export function deferPlaceholderRelease(): void {
+  deferRelease = true;
+}
 
 /** Removes every idle placeholder now. */
 export function releaseIdlePlaceholders(): void {
@@ -49,12 +62,22 @@ export function releaseIdlePlaceholders(): void {
   idle.clear();
 }
 
+/**
+ * At host exit (after its commands were killed): every placeholder this process still has, held by a
+ * command that was running or waiting for removal, goes; another process's stays (its marker holds it).
+ */
+function releaseAllPlaceholders(): void {
+  for (const path of users.keys()) release(path);
+  users.clear();
+  releaseIdlePlaceholders();
+}
+
 function releaseLater(path: string): void {
-  idle.add(path);
-  if (!exitHandlerInstalled) {
-    exitHandlerInstalled = true;
-    process.on("exit", releaseIdlePlaceholders);
+  if (!deferRelease) {
+    release(path);
+    return;
   }
+  idle.add(path);
   if (releaseScheduled) return;
   releaseScheduled = true;
   setImmediate(() => {
@@ -68,6 +91,10 @@ function releaseLater(path: string): void {
  * is removed on the event loop's next turn (or at exit), unless this process holds it again before.
  */
 export function holdPlaceholders(paths: readonly string[]): () => void {
+  if (!exitWorkRegistered && paths.length > 0) {
+    exitWorkRegistered = true;
+    onHostExit(releaseAllPlaceholders);
+  }
   for (const path of paths) {
     const count = users.get(path) ?? 0;
     if (count === 0) {

@@ -123,8 +123,10 @@ function protect(b: Builder, path: string, kind: Kind): void {
     if (missing && kindOf(dirname(missing)) === "dir") b.placeholders.add(missing);
     return;
   }
-  // A placeholder already there (another command's, or a killed run's) is joined, not taken for the file.
-  if (kind === "file" && found === "dir" && isPlaceholder(path)) {
+  // A placeholder already there (another command's, or a killed run's) is joined, not taken for the file
+  // or the directory: taken for a real one, it would be bound read-only without a use of this command's,
+  // and its owner's removal would detach that mount while this command runs.
+  if (found === "dir" && isPlaceholder(path, kind === "dir")) {
     b.placeholders.add(path);
     return;
   }
@@ -172,7 +174,8 @@ function protectGit(b: Builder, workspace: string, writable: Set<string>): void 
   let commonDir: string | undefined;
   try {
     const stat = lstatSync(dotGit);
-    if (stat.isDirectory()) gitDir = commonDir = dotGit;
+    // A placeholder standing in for a missing .git is no repository: it is joined below.
+    if (stat.isDirectory() && !isPlaceholder(dotGit, true)) gitDir = commonDir = dotGit;
     else if (stat.isFile()) {
       const pointer = /^gitdir:\s*(.+)$/m.exec(readFileSync(dotGit, "utf8"))?.[1]?.trim();
       if (pointer) {

@@ -270,6 +270,14 @@ describe("escape attempts, each checked by its effect", () => {
     expect((await bash(ctx, "kill $$; echo not reached")).text).toBe("Exit code 143");
     expect((await bash(ctx, "kill -HUP $$")).text).toBe("Exit code 129");
     expect((await bash(ctx, "sh -c 'kill -TERM $$'")).text).toMatch(/^Exit code 143/);
+    // A signal whose default is a core dump ends it the same way, its EXIT trap included (the cwd is kept).
+    expect((await bash(ctx, "mkdir -p seg && cd seg && kill -SEGV $$")).text).toBe("Exit code 139");
+    expect((await bash(ctx, "pwd")).text).toBe(join(ws, "seg"));
+    await bash(ctx, "cd ..");
+    // The check at exit does not show in a command's trace.
+    const traced = await bash(ctx, "set -x; echo hi");
+    expect(traced.text).not.toContain("__cc_p");
+    expect(traced.text).toContain("hi");
     // The command's shell options do not stop the check or change the status; both detached kinds of
     // process are noted and gone, and the directory the command ended in is kept.
     const seconds = uniqueSeconds();
@@ -343,6 +351,33 @@ describe("escape attempts, each checked by its effect", () => {
     await bash(ctx, "cd ..");
     await nextTurn();
     expect(existsSync(join(ws, ".mcp.json"))).toBe(false);
+  });
+});
+
+describe("placeholders shared by overlapping commands", () => {
+  it.each([
+    ["a .claude settings file", "mkdir -p .claude && echo '{}' > .claude/settings.json", ".claude"],
+    ["a .git repository", "mkdir -p .git && echo 'ref: refs/heads/main' > .git/HEAD", ".git"],
+    ["a .mcp.json", "echo '{}' > .mcp.json && ls -la .mcp.json", ".mcp.json"],
+  ])("a command cannot create %s once the command it overlapped has ended", async (_what, create, name) => {
+    // A bare workspace: .claude, .mcp.json and .git are all missing, so each command runs with placeholders.
+    const ws = tempDir("cc-tools-sandbox-bare-");
+    const ctx = sandboxContext(ws, sandboxSettings(ws));
+    try {
+      const first = await bash(ctx, "sleep 0.5", { run_in_background: true });
+      expect(first.result.isError).toBe(false);
+      // Starts while the first holds the placeholders, tries after the first has ended (and let go of them).
+      const second = await bash(ctx, `sleep 2; ${create}; echo tried`);
+      expect(second.text).toContain("tried");
+      await nextTurn();
+      // Nothing was created: the placeholder was still in place, or is gone without anything inside.
+      expect(existsSync(join(ws, ".claude", "settings.json"))).toBe(false);
+      expect(existsSync(join(ws, ".git", "HEAD"))).toBe(false);
+      expect(existsSync(join(ws, ".mcp.json"))).toBe(false);
+      expect(existsSync(join(ws, name))).toBe(false);
+    } finally {
+      await ctx.session.dispose();
+    }
   });
 });
 

@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
@@ -183,51 +183,81 @@ describe("placeholders shared between processes", () => {
     expect(existsSync(path)).toBe(false);
   });
 
-  it("go on the event loop's next turn after the last use, never while a use holds them", async () => {
+  it("go when their last use ends, never while a use holds them", () => {
     const ws = tempDir();
     const path = join(ws, ".claude");
     const marker = join(path, `.cc-tools-sandbox-${process.pid}`);
     const first = holdPlaceholders([path]);
     const second = holdPlaceholders([path]);
     first();
-    await nextTurn();
     expect(existsSync(marker)).toBe(true);
     second();
-    // The removal waits for the next turn (the command's result goes out first)...
-    expect(existsSync(path)).toBe(true);
-    await nextTurn();
-    expect(existsSync(path)).toBe(false);
-    // ...and a hold before that turn keeps the directory and its marker, whatever the pending removal does.
-    const again = holdPlaceholders([path]);
-    again();
-    const held = holdPlaceholders([path]);
-    await nextTurn();
-    expect(existsSync(marker)).toBe(true);
-    held();
-    await nextTurn();
     expect(existsSync(path)).toBe(false);
   });
 
-  it("waiting for removal are removed when the process exits before the next turn", () => {
-    const ws = tempDir();
-    const path = join(ws, ".mcp.json");
+  /** Runs `body` in a fresh process with the placeholder module imported; returns what it printed. */
+  function inProcess(ws: string, body: string, signal?: NodeJS.Signals): string {
     const module = pathToFileURL(join(import.meta.dirname, "../../src/sandbox/placeholder.ts")).href;
-    const file = join(ws, "exit.mts");
+    const file = join(ws, "host.mts");
     writeFileSync(
       file,
       `import { existsSync } from "node:fs";
-import { holdPlaceholders } from ${JSON.stringify(module)};
-holdPlaceholders([${JSON.stringify(path)}])();
-process.stdout.write(String(existsSync(${JSON.stringify(path)})));
-process.exit(0);`,
+import { deferPlaceholderRelease, holdPlaceholders } from ${JSON.stringify(module)};
+const out = (value: unknown) => process.stdout.write(String(value) + " ");
+${body}`,
     );
     // From the repository root, so `--import tsx` resolves to its node_modules.
-    const out = execFileSync(process.execPath, ["--import", "tsx", file], {
+    const run = spawnSync(process.execPath, ["--import", "tsx", file], {
       cwd: join(import.meta.dirname, "../.."),
       encoding: "utf8",
     });
-    expect(out).toBe("true");
-    expect(existsSync(path)).toBe(false);
+    if (signal) expect(run.signal).toBe(signal);
+    else expect(run.status, run.stderr).toBe(0);
+    return run.stdout.trim();
+  }
+
+  it("go on the next turn in a host that defers them, and a hold before that turn keeps them", () => {
+    const ws = tempDir();
+    const path = JSON.stringify(join(ws, ".claude"));
+    const marker = JSON.stringify(join(ws, ".claude", `.cc-tools-sandbox-`));
+    const out = inProcess(
+      ws,
+      `deferPlaceholderRelease();
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+holdPlaceholders([${path}])();
+out(existsSync(${path}));
+await turn();
+out(existsSync(${path}));
+holdPlaceholders([${path}])();
+const held = holdPlaceholders([${path}]);
+await turn();
+out(existsSync(${marker} + process.pid));
+held();
+await turn();
+out(existsSync(${path}));`,
+    );
+    expect(out).toBe("true false true false");
+  });
+
+  it("waiting for removal, or held by a command still running, are removed when the host exits", () => {
+    const ws = tempDir();
+    const waiting = JSON.stringify(join(ws, ".mcp.json"));
+    const held = JSON.stringify(join(ws, ".claude"));
+    const body = `deferPlaceholderRelease();
+holdPlaceholders([${waiting}])();
+holdPlaceholders([${held}]);
+out(existsSync(${waiting}) && existsSync(${held}));`;
+    expect(inProcess(ws, `${body}\nprocess.exit(0);`)).toBe("true");
+    expect(existsSync(join(ws, ".mcp.json")) || existsSync(join(ws, ".claude"))).toBe(false);
+    // Ended by a signal (no "exit" event): the host's exit work still runs.
+    expect(
+      inProcess(
+        ws,
+        `${body}\nsetTimeout(() => process.kill(process.pid, "SIGTERM"), 10); setInterval(() => {}, 1000);`,
+        "SIGTERM",
+      ),
+    ).toBe("true");
+    expect(existsSync(join(ws, ".mcp.json")) || existsSync(join(ws, ".claude"))).toBe(false);
   });
 });
 
