@@ -88,7 +88,8 @@ function releaseLater(path: string): void {
 
 /**
  * Creates (or joins) the placeholders; the returned function lets go of them. The last use's placeholder
- * is removed on the event loop's next turn (or at exit), unless this process holds it again before.
+ * is removed then (in a host that defers, on the event loop's next turn unless this process holds it again
+ * before), and at the latest when the host exits.
  */
 export function holdPlaceholders(paths: readonly string[]): () => void {
   if (!exitWorkRegistered && paths.length > 0) {
