@@ -1,5 +1,6 @@
 import { closeSync, mkdirSync, openSync, readdirSync, rmdirSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
+import { processAlive } from "../core/pid.js";
 import { onHostExit } from "../process/groups.js";
 
 /**
@@ -11,15 +12,6 @@ import { onHostExit } from "../process/groups.js";
 const MARKER = /^\.cc-tools-sandbox-(\d+)$/;
 
 const markerOf = (dir: string, pid = process.pid) => join(dir, `.cc-tools-sandbox-${pid}`);
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 /**
  * True for a directory that holds nothing but placeholder markers: an empty one included, unless
@@ -131,7 +123,7 @@ function release(path: string): void {
   try {
     for (const name of readdirSync(path)) {
       const pid = Number(MARKER.exec(name)?.[1]);
-      if (pid === process.pid || (pid > 0 && !alive(pid))) unlinkQuietly(join(path, name));
+      if (pid === process.pid || (pid > 0 && !processAlive(pid))) unlinkQuietly(join(path, name));
     }
     rmdirSync(path);
   } catch {
