@@ -65,7 +65,10 @@ export function deferredHash(content: Uint8Array | readonly Uint8Array[], done?:
       pending = undefined; // The content can be collected (or reused) once hashed.
       clearTimeout(timer);
       unsettled.delete(settle);
-      done?.();
+      // `done` may hold the content too (a buffer to give back): let go of it with the content.
+      const finished = done;
+      done = undefined;
+      finished?.();
     }
     return hash;
   };

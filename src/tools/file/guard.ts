@@ -11,16 +11,10 @@ import {
 } from "../../fs/atomic-write.js";
 import { type DecodedText, decodeText, MAX_DECODED_FILE_BYTES } from "../../fs/codec.js";
 import { assertLockHeld, withFileLock } from "../../fs/file-lock.js";
+import { giveBuffer, takeBuffer } from "../../fs/kept-buffer.js";
 import { nearestExisting } from "../../fs/missing-file.js";
-import {
-  changeDiff,
-  contentHash,
-  deferredHash,
-  readStateSlot,
-  settlePendingHashes,
-} from "../../fs/read-state.js";
+import { changeDiff, contentHash, deferredHash, readStateSlot } from "../../fs/read-state.js";
 import { readBounded, specialFileKind } from "../../fs/regular-file.js";
-import { bufferDropped } from "../../process/memory.js";
 
 /**
  * The rules every file-changing tool shares: an existing file must have been read in this session, and
@@ -38,59 +32,6 @@ export async function withWriteTarget<T>(path: string, work: (target: string) =>
   const target = await writeTarget(path);
   return withFileLock(target, () => work(target));
 }
-
-/** Files from this size on are read into the kept buffer (below); smaller ones cost little to allocate. */
-const KEPT_READ_MIN_BYTES = 1024 * 1024;
-/** Largest buffer kept between calls. */
-const KEPT_READ_MAX_BYTES = 32 * 1024 * 1024;
-/** A kept buffer unused for this long is dropped (left to the garbage collector). */
-const KEPT_READ_IDLE_MS = 2_000;
-
-/**
- * One buffer the bytes of a large file being changed are read into, kept between calls: consecutive
- * changes of a large file reuse its pages instead of faulting in fresh ones (on some virtual machines
- * 10 MiB of fresh pages cost more than the rest of an Edit). Only buffers allocated here, each whole
- * (never a slice of Node's shared pool), are kept, and only once nothing uses them any more: writeAndRecord
- * gives the basis back after the hash of the content written from it was taken.
- */
-const keptRead = {
-  buffer: undefined as Buffer | undefined,
-  timer: undefined as NodeJS.Timeout | undefined,
-  /** Buffers handed out by take(), so give() keeps nothing else. */
-  ours: new WeakSet<ArrayBufferLike>(),
-  take(size: number): Buffer {
-    if (size < KEPT_READ_MIN_BYTES) return Buffer.allocUnsafe(size);
-    // The last write's buffer comes back here once its content is hashed: hash it now rather than
-    // allocate a second one beside it.
-    settlePendingHashes();
-    const kept = this.buffer;
-    this.drop();
-    if (kept && kept.length >= size) return kept;
-    const fresh = Buffer.allocUnsafeSlow(size);
-    this.ours.add(fresh.buffer);
-    return fresh;
-  },
-  give(bytes: Buffer): void {
-    const whole = bytes.buffer;
-    if (!this.ours.has(whole) || whole.byteLength > KEPT_READ_MAX_BYTES) return;
-    // Each read's buffer is given back once, by the write made from it (see writeAndRecord).
-    if (this.buffer && this.buffer.length >= whole.byteLength) return;
-    this.drop();
-    this.buffer = Buffer.from(whole, 0, whole.byteLength);
-    this.timer = setTimeout(() => this.expire(), KEPT_READ_IDLE_MS);
-    this.timer.unref();
-  },
-  drop(): void {
-    clearTimeout(this.timer);
-    this.buffer = undefined;
-    this.timer = undefined;
-  },
-  /** Lets an unused buffer go, and its memory with it at the next quiet moment (where a host collects). */
-  expire(): void {
-    this.drop();
-    bufferDropped();
-  },
-};
 
 /** The current bytes of `target`, or undefined when it does not exist. */
 export async function readCurrent(target: string): Promise<Buffer | undefined> {
@@ -110,7 +51,7 @@ export async function readCurrent(target: string): Promise<Buffer | undefined> {
     if (info.size > MAX_DECODED_FILE_BYTES) throw tooLarge(`${info.size} bytes`);
     await requireWritable(target, info);
     const bytes = info.isFile()
-      ? await readBounded(target, MAX_DECODED_FILE_BYTES, (size) => keptRead.take(size))
+      ? await readBounded(target, MAX_DECODED_FILE_BYTES, takeBuffer)
       : await readFile(target);
     if (!bytes) throw tooLarge("larger than its reported size");
     return bytes;
@@ -363,7 +304,7 @@ export async function writeAndRecord(
   }
   const { separatedLinks } = result;
   // The pieces may be views of the basis: it is reused only once they are hashed.
-  const hash = deferredHash(pieces, basis && (() => keptRead.give(basis)));
+  const hash = deferredHash(pieces, basis && (() => giveBuffer(basis)));
   ctx.session.get(readStateSlot).recordWrite(target, hash, view);
   if (separatedLinks === 0) return "";
   const links = separatedLinks === 1 ? "another hard link" : `${separatedLinks} other hard links`;

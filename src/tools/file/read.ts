@@ -7,6 +7,7 @@ import { type ContentBlock, ToolResult } from "../../core/result.js";
 import { defineTool } from "../../core/tool.js";
 import { ToolName } from "../../core/tool-names.js";
 import { decodeText, looksLikeText, MAX_DECODED_FILE_BYTES } from "../../fs/codec.js";
+import { giveBuffer, takeBuffer } from "../../fs/kept-buffer.js";
 import { missingFileMessage } from "../../fs/missing-file.js";
 import { pathSubject } from "../../fs/paths.js";
 import { contentHash, readStateSlot } from "../../fs/read-state.js";
@@ -125,7 +126,7 @@ async function readText(
 }
 
 async function readContent(path: string, input: ReadInput, ctx: ToolCallContext): Promise<ToolResult> {
-  const bytes = await readBounded(path, MAX_DECODED_FILE_BYTES);
+  const bytes = await readBounded(path, MAX_DECODED_FILE_BYTES, takeBuffer);
   if (!bytes) {
     // Only files whose size stat underreports (in /proc, say) get here; the rest were paged from a stream.
     throw new ToolError(
@@ -169,7 +170,13 @@ async function readContent(path: string, input: ReadInput, ctx: ToolCallContext)
       return ToolResult.success(notebookBlocks(notebook), { path, cells: notebook.cells.length });
     }
     case "text":
-      return readText(path, bytes, input, ctx);
+      // The page is built from copies of the bytes: the buffer can serve the next large read (the Edit
+      // that usually follows) instead of waiting for the garbage collector beside a second one.
+      try {
+        return await readText(path, bytes, input, ctx);
+      } finally {
+        giveBuffer(bytes);
+      }
   }
 }
 

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { isPlainUtf8 } from "../../../src/fs/codec.js";
-import { contentHash, readStateSlot } from "../../../src/fs/read-state.js";
+import { contentHash, readStateSlot, settlePendingHashes } from "../../../src/fs/read-state.js";
 import { obtainGc } from "../../../src/process/memory.js";
 import { call, fileContext } from "./util.js";
 
@@ -179,5 +179,56 @@ describe("Edit: the buffer large files are read into is reused, never shared", (
     }
     gc();
     expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(1.5 * size);
+  });
+
+  it("keeps no buffer alive per large file written once the writes are hashed", async () => {
+    const gc = obtainGc()!;
+    const ctx = fileContext();
+    // Each larger than the last, so each is read into a buffer of its own.
+    const size = 5 * 1024 * 1024;
+    const paths = ["p", "q", "r", "s"].map((name, i) => {
+      const path = join(ctx.workingDir, `${name}.txt`);
+      writeFileSync(path, `${name}\n${"x".repeat(((2 + i) * size) / 5)}\n`);
+      return path;
+    });
+    gc();
+    const before = process.memoryUsage().arrayBuffers;
+    for (const path of paths) {
+      await call(ctx, "Read", { file_path: path, limit: 1 });
+      const name = path.slice(-5, -4);
+      const result = await call(ctx, "Edit", {
+        file_path: path,
+        old_string: `${name}\n`,
+        new_string: "edited\n",
+      });
+      expect(result.isError).toBe(false);
+    }
+    settlePendingHashes();
+    gc();
+    // The kept buffer (the largest file's size) may remain; the basis of every write must not.
+    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(1.5 * size);
+    for (const path of paths) expect(readFileSync(path, "utf8").startsWith("edited\n")).toBe(true);
+  });
+
+  it("a Read and the growing Edits after it allocate one buffer of the file's size between them", async () => {
+    const gc = obtainGc()!;
+    const ctx = fileContext();
+    const path = join(ctx.workingDir, "grows.txt");
+    const size = 8 * 1024 * 1024;
+    const lines = Array.from({ length: size / 16 }, (_, i) => `${String(i).padStart(15, "0")}`);
+    writeFileSync(path, `${lines.join("\n")}\n`);
+    gc();
+    const before = process.memoryUsage().arrayBuffers;
+    // No collection in between: every buffer allocated on the way is still counted at the end.
+    const read = await call(ctx, "Read", { file_path: path, offset: 3, limit: 2 });
+    expect(read.text).toContain("000000000000002");
+    for (let i = 1; i <= 4; i++) {
+      const line = String(i * 1000).padStart(15, "0");
+      const result = await call(ctx, "Edit", { file_path: path, old_string: line, new_string: `${line}xyz` });
+      expect(result.isError).toBe(false);
+    }
+    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(1.5 * size);
+    const expected = lines.map((line, i) => (i > 0 && i <= 4000 && i % 1000 === 0 ? `${line}xyz` : line));
+    expect(readFileSync(path, "utf8")).toBe(`${expected.join("\n")}\n`);
   });
 });

@@ -1,0 +1,77 @@
+import { bufferDropped } from "../process/memory.js";
+import { settlePendingHashes } from "./read-state.js";
+
+/**
+ * One buffer the bytes of large files are read into, kept between calls. A Read of a large file and the
+ * Edits that follow it then reuse the same pages instead of faulting in fresh ones (on some virtual
+ * machines 10 MiB of fresh pages cost more than the rest of an Edit), and the process holds one buffer
+ * of the file's size instead of one per call until the next garbage collection. That matters beyond the
+ * buffers themselves: glibc serves a large allocation made after one was freed from its heap, which is
+ * given back to the system only from its top, so each extra buffer alive at once can stay resident for
+ * the life of the process.
+ *
+ * Only buffers allocated here, each whole (never a slice of Node's shared pool), are kept, and only once
+ * nothing uses them any more: whoever took one gives it back when the bytes are no longer referenced (a
+ * write, after the hash of the content written from it was taken; a Read, once its page is built).
+ */
+
+/** Files from this size on are read into the kept buffer; smaller ones cost little to allocate. */
+export const KEPT_BUFFER_MIN_BYTES = 1024 * 1024;
+/** Largest buffer kept between calls. */
+export const KEPT_BUFFER_MAX_BYTES = 32 * 1024 * 1024;
+/** A kept buffer unused for this long is dropped (left to the garbage collector). */
+export const KEPT_BUFFER_IDLE_MS = 2_000;
+/**
+ * Room a fresh buffer has beyond the size asked for, as a fraction of it (1/16: 0.8 MB for 12.5 MB), so
+ * that a file growing edit by edit keeps fitting. Pages never written are never resident, so the room
+ * costs address space only.
+ */
+const KEPT_BUFFER_GROWTH_SHIFT = 4;
+
+let kept: Buffer | undefined;
+let timer: NodeJS.Timeout | undefined;
+/** Buffers handed out by takeBuffer(), so giveBuffer() keeps nothing else. */
+const ours = new WeakSet<ArrayBufferLike>();
+
+/**
+ * A buffer of at least `size` bytes for a read: the kept one when it is large enough, else a fresh one
+ * with room to grow. Small sizes get an ordinary (pooled) buffer, which giveBuffer() ignores.
+ */
+export function takeBuffer(size: number): Buffer {
+  if (size < KEPT_BUFFER_MIN_BYTES) return Buffer.allocUnsafe(size);
+  // The last write's buffer comes back once its content is hashed: hash it now rather than allocate a
+  // second buffer beside it.
+  settlePendingHashes();
+  const reuse = kept;
+  drop();
+  if (reuse && reuse.length >= size) return reuse;
+  const fresh = Buffer.allocUnsafeSlow(size + (size >> KEPT_BUFFER_GROWTH_SHIFT));
+  ours.add(fresh.buffer);
+  return fresh;
+}
+
+/**
+ * Gives back a buffer from takeBuffer() (or a view of one) once nothing refers to its bytes any more.
+ * Each taken buffer is given back at most once.
+ */
+export function giveBuffer(bytes: Uint8Array): void {
+  const whole = bytes.buffer;
+  if (!ours.has(whole) || whole.byteLength > KEPT_BUFFER_MAX_BYTES) return;
+  if (kept && kept.length >= whole.byteLength) return;
+  drop();
+  kept = Buffer.from(whole, 0, whole.byteLength);
+  timer = setTimeout(expire, KEPT_BUFFER_IDLE_MS);
+  timer.unref();
+}
+
+function drop(): void {
+  clearTimeout(timer);
+  kept = undefined;
+  timer = undefined;
+}
+
+/** Lets an unused buffer go, and its memory with it at the next quiet moment (where a host collects). */
+function expire(): void {
+  drop();
+  bufferDropped();
+}
