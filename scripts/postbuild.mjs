@@ -19,8 +19,9 @@ await build({
   target: "node20",
   sourcemap: "linked",
   // Native binaries, and packages only some tool calls load, stay outside the bundle.
+  // Dependencies loaded on first use through lazyModule (src/core/lazy-module.ts) are resolved at run time.
   // jsonc-parser's package points bundlers at a UMD build whose dynamic requires esbuild cannot follow.
-  external: ["sharp", "@vscode/ripgrep", "pdf-parse", "jsonc-parser"],
+  external: ["sharp", "@vscode/ripgrep", "pdf-parse", "jsonc-parser", "iconv-lite", "chardet", "yaml"],
   // Bundled CommonJS dependencies call require(); give them one in ESM.
   banner: {
     js: "import { createRequire as __ccToolsRequire } from 'node:module'; const require = __ccToolsRequire(import.meta.url);",

@@ -1,5 +1,8 @@
-import { analyse } from "chardet";
-import iconv from "iconv-lite";
+import { lazyModule } from "../core/lazy-module.js";
+
+/** Only files that are not UTF-8 need these. */
+const iconvLite = lazyModule<typeof import("iconv-lite")>("iconv-lite");
+const chardet = lazyModule<typeof import("chardet")>("chardet");
 
 /**
  * Legacy non-Latin encodings: Japanese, Chinese, Korean, Cyrillic and Greek text from before UTF-8.
@@ -118,7 +121,7 @@ function scriptShare(text: string, script: RegExp): number {
 
 /** The decoded sample, without a character cut at its end when the sample is not the whole file. */
 function decodeSample(sample: Buffer, encoding: LegacyEncoding, whole: boolean): string {
-  const decoder = iconv.getDecoder(encoding, { stripBOM: false });
+  const decoder = iconvLite().getDecoder(encoding, { stripBOM: false });
   return decoder.write(sample) + (whole ? (decoder.end() ?? "") : "");
 }
 
@@ -136,7 +139,7 @@ export function detectLegacyEncoding(
   if (westernShare(windows1252(sample)) > MAX_WESTERN_SHARE) return undefined;
   // Only chardet's best guess is checked: falling back to its weaker ones is how bytes of one CJK
   // encoding get read in another. A tie means it cannot tell them apart, and neither can we.
-  const matches = analyse(sample);
+  const matches = chardet().analyse(sample);
   // Mostly UTF-8 with a stray invalid byte: no legacy encoding explains it better.
   if (matches[0]?.name.startsWith("UTF")) return undefined;
   const [best, runnerUp] = matches.filter((m) => isLegacy(m.name));
@@ -171,16 +174,16 @@ export function detectStatefulEncoding(bytes: Buffer): StatefulEncoding | undefi
 }
 
 export function decodeLegacy(bytes: Buffer, encoding: LegacyEncoding): string {
-  return iconv.decode(bytes, encoding, { stripBOM: false });
+  return iconvLite().decode(bytes, encoding, { stripBOM: false });
 }
 
 export function encodeLegacy(text: string, encoding: LegacyEncoding): Buffer {
-  return iconv.encode(text, encoding);
+  return iconvLite().encode(text, encoding);
 }
 
 /** Decodes a stateful encoding; undefined when the bytes are not valid in it (or Node lacks the codec). */
 export function decodeStateful(bytes: Buffer, encoding: StatefulEncoding): string | undefined {
-  if (encoding === "UTF-7") return iconv.decode(bytes, "utf7", { stripBOM: true });
+  if (encoding === "UTF-7") return iconvLite().decode(bytes, "utf7", { stripBOM: true });
   try {
     return new TextDecoder("iso-2022-jp", { fatal: true }).decode(bytes);
   } catch {
@@ -196,11 +199,11 @@ export function legacyUnencodable(text: string, encoding: LegacyEncoding): strin
 
 /** iconv-lite's streaming decoder for a legacy encoding, for files too large to decode whole. */
 export function legacyDecodeStream(encoding: LegacyEncoding): NodeJS.ReadWriteStream {
-  return iconv.decodeStream(encoding, { stripBOM: false });
+  return iconvLite().decodeStream(encoding, { stripBOM: false });
 }
 
 /** A decoder fed chunk by chunk (multi-byte characters may straddle chunks), like StringDecoder. */
 export function legacyDecoder(encoding: LegacyEncoding): { write(chunk: Buffer): string; end(): string } {
-  const decoder = iconv.getDecoder(encoding, { stripBOM: false });
+  const decoder = iconvLite().getDecoder(encoding, { stripBOM: false });
   return { write: (chunk) => decoder.write(chunk), end: () => decoder.end() ?? "" };
 }

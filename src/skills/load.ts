@@ -1,6 +1,9 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
-import { parse as parseYaml } from "yaml";
+import { lazyModule } from "../core/lazy-module.js";
+
+/** Only a skill with frontmatter needs it. */
+const yaml = lazyModule<typeof import("yaml")>("yaml");
 
 /** A skill (`.claude/skills/<name>/SKILL.md`) or a slash command (`.claude/commands/<name>.md`). */
 export interface Skill {
@@ -23,7 +26,7 @@ export function parseSkillFile(text: string, path: string): { meta: Record<strin
   if (!match) return { meta: {}, body: text };
   let meta: unknown;
   try {
-    meta = parseYaml(match[1]!);
+    meta = yaml().parse(match[1]!);
   } catch (error) {
     throw new Error(`${path}: the frontmatter is not valid YAML (${(error as Error).message}).`);
   }

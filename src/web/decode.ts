@@ -1,4 +1,7 @@
-import iconv from "iconv-lite";
+import { lazyModule } from "../core/lazy-module.js";
+
+/** Only pages in a legacy charset need it. */
+const iconvLite = lazyModule<typeof import("iconv-lite")>("iconv-lite");
 
 /**
  * A response body as text, in the charset the server declared (Content-Type), else the one the page
@@ -56,12 +59,12 @@ export function detectCharset(bytes: Buffer, contentType: string | null, html: b
   const declared =
     bomCharset(bytes) ?? charsetParameter(contentType) ?? (html ? metaCharset(bytes) : undefined);
   if (declared && WINDOWS_1252_LABELS.has(declared)) return "windows-1252";
-  if (declared && iconv.encodingExists(declared)) return declared;
+  if (declared && iconvLite().encodingExists(declared)) return declared;
   return isValidUtf8(bytes) ? "utf-8" : "windows-1252";
 }
 
 export function decodeBody(bytes: Buffer, contentType: string | null, html: boolean): string {
   const charset = detectCharset(bytes, contentType, html);
   // iconv-lite strips a BOM by default, so the text starts with the content.
-  return iconv.decode(bytes, charset);
+  return iconvLite().decode(bytes, charset);
 }

@@ -1,0 +1,46 @@
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+import { giveBuffer, KEPT_BUFFER_MIN_BYTES, takeBuffer } from "../../src/fs/kept-buffer.js";
+
+const run = promisify(execFile);
+const LARGE = 2 * KEPT_BUFFER_MIN_BYTES;
+
+describe("the kept buffer for large reads", () => {
+  it("hands the same memory back to the next large read once it was given back", () => {
+    const first = takeBuffer(LARGE);
+    first[0] = 42;
+    giveBuffer(first.subarray(0, LARGE));
+    const second = takeBuffer(LARGE);
+    expect(second.buffer).toBe(first.buffer);
+    // Taken means taken: a read while it is out gets a buffer of its own.
+    expect(takeBuffer(LARGE).buffer).not.toBe(first.buffer);
+    giveBuffer(second);
+  });
+
+  it("has room for a file that grows a little between reads", () => {
+    const first = takeBuffer(LARGE);
+    giveBuffer(first);
+    const grown = takeBuffer(LARGE + 4096);
+    expect(grown.buffer).toBe(first.buffer);
+    giveBuffer(grown);
+  });
+
+  it("keeps only buffers it handed out, and none for small reads", () => {
+    const foreign = Buffer.allocUnsafeSlow(LARGE);
+    giveBuffer(foreign);
+    expect(takeBuffer(LARGE).buffer).not.toBe(foreign.buffer);
+    // A small read gets an ordinary buffer (a slice of Node's pool), which is never kept.
+    const small = takeBuffer(1024);
+    expect(small.length).toBe(1024);
+    giveBuffer(small);
+    expect(takeBuffer(LARGE).buffer).not.toBe(small.buffer);
+  });
+
+  it("lets the buffer go when the process spawns (the fork makes reusing its pages as slow as fresh ones)", async () => {
+    const first = takeBuffer(LARGE);
+    giveBuffer(first);
+    await run("true");
+    expect(takeBuffer(LARGE).buffer).not.toBe(first.buffer);
+  });
+});
