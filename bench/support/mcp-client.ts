@@ -3,7 +3,7 @@
  * not an SDK client's parsing and validation (which would weigh the same on both sides and blur the ratio).
  */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 
@@ -133,9 +133,25 @@ function tree(pid: number): number[] {
   return out;
 }
 
-/** Resident memory of a process tree in MB. */
+/** What a process runs: its executable and command line ("" once it is gone). */
+function image(pid: number): string {
+  try {
+    return `${readlinkSync(`/proc/${pid}/exe`)}\0${readFileSync(`/proc/${pid}/cmdline`, "utf8")}`;
+  } catch {
+    return "";
+  }
+}
+
+/**
+ * Resident memory of a process tree in MB. A descendant that still runs the root's own program is the
+ * root between fork() and exec() of a spawn (Node's spawn forks): it maps the root's pages copy-on-write,
+ * so its RSS repeats the root's and adds nothing to what the tree holds. It is not counted; once it has
+ * exec'd, it is.
+ */
 export function treeRssMb(pid: number): number {
-  return tree(pid).reduce((sum, p) => sum + rssMb(p), 0);
+  const [root, ...descendants] = tree(pid);
+  const own = image(root!);
+  return descendants.reduce((sum, p) => (image(p) === own ? sum : sum + rssMb(p)), rssMb(root!));
 }
 
 /** Samples the RSS of a few process trees every 10 ms until stopped; `stop` returns each tree's peak in MB. */
