@@ -28,7 +28,19 @@ function opensEarly(argv: readonly string[]): boolean {
   return servesStdio(argv) && !process.stdin.isTTY;
 }
 
-let early: Promise<StdioConnection> | undefined;
+/**
+ * The connection the entry started, waiting for `cc-tools mcp` to take it over. Kept on the global object
+ * under a registered symbol, not in this module: the entry is a CommonJS bundle of its own
+ * (scripts/postbuild.mjs) and the command line an ESM one, so each has its own copy of this module.
+ */
+const EARLY = Symbol.for("cc-tools.early-stdio-connection");
+const holder = globalThis as { [EARLY]?: Promise<StdioConnection> };
+
+function takeEarly(): Promise<StdioConnection> | undefined {
+  const early = holder[EARLY];
+  delete holder[EARLY];
+  return early;
+}
 
 function openStdioConnection(): Promise<StdioConnection> {
   return Promise.resolve(
@@ -44,15 +56,14 @@ function openStdioConnection(): Promise<StdioConnection> {
  */
 export async function startEarlyOpening(argv: readonly string[]): Promise<void> {
   if (!opensEarly(argv)) return;
-  early = openStdioConnection();
+  const early = openStdioConnection();
+  holder[EARLY] = early;
   await (await early).needsServer;
 }
 
 /** The stdio connection: the one the entry started, or (in tests and unbundled runs) a new one. */
 export function stdioConnection(): Promise<StdioConnection> {
-  const connection = early ?? openStdioConnection();
-  early = undefined;
-  return connection;
+  return takeEarly() ?? openStdioConnection();
 }
 
 /**
@@ -60,8 +71,7 @@ export function stdioConnection(): Promise<StdioConnection> {
  * over (a usage error, a bad settings file), so that it does not keep the process alive reading stdin.
  */
 export async function closeUntakenStdio(): Promise<void> {
-  const untaken = early;
-  early = undefined;
+  const untaken = takeEarly();
   if (!untaken) return;
   await (await untaken).close();
   process.stdin.destroy();

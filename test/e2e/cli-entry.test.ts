@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { servesStdio } from "../../src/cli/early-opening.js";
 import { tempDir } from "../helpers/context.js";
@@ -48,6 +48,43 @@ describe("the cc-tools entry", () => {
     child.stdin.destroy();
     expect(code).toBe(2);
     expect(stderr).toContain("settings.json is not valid JSON");
+  });
+
+  it("answers the opening from its one CommonJS file, before the command line (ESM) loads", async () => {
+    // The entry alone, with the opening data beside it: no chunk of the command line exists to be loaded.
+    const bin = join(tempDir("cc-tools-entry-"), "bin");
+    mkdirSync(bin);
+    for (const name of ["cc-tools.js", "package.json", "mcp-opening.json"])
+      copyFileSync(join(dirname(CLI), name), join(bin, name));
+    expect(JSON.parse(readFileSync(join(bin, "package.json"), "utf8"))).toEqual({ type: "commonjs" });
+    const child = spawn(process.execPath, [join(bin, "cc-tools.js"), "mcp", "--cwd", tempDir()], {
+      stdio: ["pipe", "pipe", "pipe"],
+      env: { ...process.env, CC_TOOLS_LOG: "silent" },
+    });
+    const answers: Array<{ id: number; result?: { tools?: Array<{ name: string }> } }> = [];
+    let buffered = "";
+    const listed = new Promise<void>((resolve) => {
+      child.stdout.on("data", (chunk) => {
+        buffered += chunk;
+        for (let nl = buffered.indexOf("\n"); nl !== -1; nl = buffered.indexOf("\n")) {
+          answers.push(JSON.parse(buffered.slice(0, nl)));
+          buffered = buffered.slice(nl + 1);
+          if (answers.length === 1) {
+            child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`);
+            child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" })}\n`);
+          }
+          if (answers.length === 2) resolve();
+        }
+      });
+    });
+    child.stdin.write(
+      `${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } })}\n`,
+    );
+    await listed;
+    child.kill("SIGKILL");
+    expect(answers[0]!.id).toBe(1);
+    expect(answers[1]!.id).toBe(2);
+    expect(answers[1]!.result!.tools!.map((t) => t.name)).toContain("Edit");
   });
 
   it("keeps Node's compile cache under the user's cache dir where Node has one (22.1+)", () => {
