@@ -52,7 +52,10 @@ await build({
       name: "program-stays-esm",
       setup(pluginBuild) {
         // import("./program.js") stays a dynamic import of the ESM bundle, loaded once the opening is done.
-        pluginBuild.onResolve({ filter: /^\.\/program\.js$/ }, () => ({ path: "./program.mjs", external: true }));
+        pluginBuild.onResolve({ filter: /^\.\/program\.js$/ }, () => ({
+          path: "./program.mjs",
+          external: true,
+        }));
       },
     },
   ],
