@@ -46,7 +46,10 @@ await build({
   format: "cjs",
   // The entry's modules find files beside it (mcp-opening.json) by their URL.
   define: { "import.meta.url": "__ccToolsEntryUrl" },
-  banner: { js: 'const __ccToolsEntryUrl = require("node:url").pathToFileURL(__filename).href;' },
+  // The directive first: esbuild's own "use strict" comes after the banner, where it is no directive.
+  banner: {
+    js: '"use strict";\nconst __ccToolsEntryUrl = require("node:url").pathToFileURL(__filename).href;',
+  },
   plugins: [
     {
       name: "program-stays-esm",

@@ -19,7 +19,10 @@ async function main(): Promise<void> {
   await closeUntakenStdio();
 }
 
-main().catch((error: unknown) => {
+main().catch(async (error: unknown) => {
   process.exitCode = 1;
   console.error(error);
+  // A client may hold the connection that answered its opening: close it, or the process would wait on
+  // stdin for good and the client's next request would never be answered.
+  await closeUntakenStdio().catch(() => undefined);
 });

@@ -50,7 +50,7 @@ describe("the cc-tools entry", () => {
     expect(stderr).toContain("settings.json is not valid JSON");
   });
 
-  it("answers the opening from its one CommonJS file, before the command line (ESM) loads", async () => {
+  it("answers the opening from its one CommonJS file, before the command line (ESM) loads, and ends if that cannot load", async () => {
     // The entry alone, with the opening data beside it: no chunk of the command line exists to be loaded.
     const bin = join(tempDir("cc-tools-entry-"), "bin");
     mkdirSync(bin);
@@ -81,10 +81,27 @@ describe("the cc-tools entry", () => {
       `${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } })}\n`,
     );
     await listed;
-    child.kill("SIGKILL");
     expect(answers[0]!.id).toBe(1);
     expect(answers[1]!.id).toBe(2);
     expect(answers[1]!.result!.tools!.map((t) => t.name)).toContain("Edit");
+    // Then the command line cannot load (it is not there): the process says so and ends, although the
+    // client keeps stdin open, instead of leaving the client waiting for answers that never come.
+    let stderr = "";
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk;
+    });
+    const code = await new Promise<number | null>((resolve) => {
+      const timer = setTimeout(() => {
+        child.kill("SIGKILL");
+        resolve(-1);
+      }, 20_000);
+      child.on("exit", (exitCode) => {
+        clearTimeout(timer);
+        resolve(exitCode);
+      });
+    });
+    expect(code).toBe(1);
+    expect(stderr).toContain("program.mjs");
   });
 
   it("keeps Node's compile cache under the user's cache dir where Node has one (22.1+)", () => {
