@@ -14,7 +14,8 @@ import { settlePendingHashes } from "./read-state.js";
  * A spawn ends that: Node forks this process to spawn, and a fork write-protects every page it shares, so
  * each page of the kept buffer faults again on its next write, as a fresh page would (12.5 MB rewritten:
  * under 1 ms before a spawn, 57 ms after one, 47 ms for a fresh buffer). The kept buffer is therefore let
- * go when this process spawns anything (a Bash command, rg), which also spares every later fork its pages.
+ * go when this process spawns asynchronously (a Bash command, rg: everything but the few spawnSync calls,
+ * which Node does not announce), which also spares every later fork its pages.
  *
  * Only buffers allocated here, each whole (never a slice of Node's shared pool), are kept, and only once
  * nothing uses them any more: whoever took one gives it back when the bytes are no longer referenced (a
@@ -51,7 +52,9 @@ export function takeBuffer(size: number): Buffer {
   const reuse = kept;
   drop();
   if (reuse && reuse.length >= size) return reuse;
-  const fresh = Buffer.allocUnsafeSlow(size + (size >> KEPT_BUFFER_GROWTH_SHIFT));
+  // The room stops at the largest buffer kept, so a file just under that size still gets one kept.
+  const room = Math.min(size + (size >> KEPT_BUFFER_GROWTH_SHIFT), KEPT_BUFFER_MAX_BYTES);
+  const fresh = Buffer.allocUnsafeSlow(Math.max(size, room));
   ours.add(fresh.buffer);
   return fresh;
 }

@@ -1,7 +1,12 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { giveBuffer, KEPT_BUFFER_MIN_BYTES, takeBuffer } from "../../src/fs/kept-buffer.js";
+import {
+  giveBuffer,
+  KEPT_BUFFER_MAX_BYTES,
+  KEPT_BUFFER_MIN_BYTES,
+  takeBuffer,
+} from "../../src/fs/kept-buffer.js";
 
 const run = promisify(execFile);
 const LARGE = 2 * KEPT_BUFFER_MIN_BYTES;
@@ -24,6 +29,14 @@ describe("the kept buffer for large reads", () => {
     const grown = takeBuffer(LARGE + 4096);
     expect(grown.buffer).toBe(first.buffer);
     giveBuffer(grown);
+  });
+
+  it("keeps a buffer for a file just under the largest size kept (its room stops there)", () => {
+    const size = KEPT_BUFFER_MAX_BYTES - 1024 * 1024;
+    const first = takeBuffer(size);
+    expect(first.length).toBe(KEPT_BUFFER_MAX_BYTES);
+    giveBuffer(first.subarray(0, size));
+    expect(takeBuffer(size).buffer).toBe(first.buffer);
   });
 
   it("keeps only buffers it handed out, and none for small reads", () => {
