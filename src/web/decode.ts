@@ -1,6 +1,6 @@
 import { lazyModule } from "../core/lazy-module.js";
 
-/** Only pages in a legacy charset need it. */
+/** Only pages in a legacy charset (or a UTF-16 one) need it. */
 const iconvLite = lazyModule<typeof import("iconv-lite")>("iconv-lite");
 
 /**
@@ -54,17 +54,22 @@ const WINDOWS_1252_LABELS = new Set([
   "cp819",
 ]);
 
+/** Labels of UTF-8, decoded without iconv-lite. */
+const UTF8_LABELS = new Set(["utf-8", "utf8", "unicode-1-1-utf-8"]);
+
 /** The charset to decode a body with. */
 export function detectCharset(bytes: Buffer, contentType: string | null, html: boolean): string {
   const declared =
     bomCharset(bytes) ?? charsetParameter(contentType) ?? (html ? metaCharset(bytes) : undefined);
   if (declared && WINDOWS_1252_LABELS.has(declared)) return "windows-1252";
+  if (declared && UTF8_LABELS.has(declared)) return "utf-8";
   if (declared && iconvLite().encodingExists(declared)) return declared;
   return isValidUtf8(bytes) ? "utf-8" : "windows-1252";
 }
 
 export function decodeBody(bytes: Buffer, contentType: string | null, html: boolean): string {
   const charset = detectCharset(bytes, contentType, html);
-  // iconv-lite strips a BOM by default, so the text starts with the content.
+  // Both strip a BOM, so the text starts with the content, and both replace invalid bytes with U+FFFD.
+  if (charset === "utf-8") return new TextDecoder("utf-8").decode(bytes);
   return iconvLite().decode(bytes, charset);
 }
