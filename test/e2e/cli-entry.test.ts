@@ -1,10 +1,24 @@
-import { spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { servesStdio } from "../../src/cli/early-opening.js";
 import { tempDir } from "../helpers/context.js";
 import { CLI } from "./cli.js";
+
+/** The child's exit code, or -1 (and the child killed) when it has not exited within `ms`. */
+function exitCode(child: ChildProcess, ms: number): Promise<number | null> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      resolve(-1);
+    }, ms);
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      resolve(code);
+    });
+  });
+}
 
 describe("the cc-tools entry", () => {
   it("starts the stdio opening early only for `cc-tools mcp` on stdio", () => {
@@ -35,16 +49,7 @@ describe("the cc-tools entry", () => {
     child.stdin.write(
       `${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } })}\n`,
     );
-    const code = await new Promise<number | null>((resolve) => {
-      const timer = setTimeout(() => {
-        child.kill("SIGKILL");
-        resolve(-1);
-      }, 30_000);
-      child.on("exit", (c) => {
-        clearTimeout(timer);
-        resolve(c);
-      });
-    });
+    const code = await exitCode(child, 30_000);
     child.stdin.destroy();
     expect(code).toBe(2);
     expect(stderr).toContain("settings.json is not valid JSON");
@@ -90,16 +95,7 @@ describe("the cc-tools entry", () => {
     child.stderr.on("data", (chunk) => {
       stderr += chunk;
     });
-    const code = await new Promise<number | null>((resolve) => {
-      const timer = setTimeout(() => {
-        child.kill("SIGKILL");
-        resolve(-1);
-      }, 20_000);
-      child.on("exit", (exitCode) => {
-        clearTimeout(timer);
-        resolve(exitCode);
-      });
-    });
+    const code = await exitCode(child, 20_000);
     expect(code).toBe(1);
     expect(stderr).toContain("program.mjs");
   });

@@ -136,6 +136,13 @@ describe("Edit: the hash of what it wrote is taken after the call, never skipped
   });
 });
 
+/** Writes `size` bytes of 16-byte lines (zero-padded line numbers) to `path`; returns the lines. */
+function writeNumberedLines(path: string, size: number): string[] {
+  const lines = Array.from({ length: size / 16 }, (_, i) => `${String(i).padStart(15, "0")}`);
+  writeFileSync(path, `${lines.join("\n")}\n`);
+  return lines;
+}
+
 describe("Edit: the buffer large files are read into is reused, never shared", () => {
   it("keeps every file's own bytes when edits of two large files alternate and overlap", async () => {
     const ctx = fileContext();
@@ -167,8 +174,7 @@ describe("Edit: the buffer large files are read into is reused, never shared", (
     const ctx = fileContext();
     const path = join(ctx.workingDir, "big.txt");
     const size = 8 * 1024 * 1024;
-    const lines = Array.from({ length: size / 16 }, (_, i) => `${String(i).padStart(15, "0")}`);
-    writeFileSync(path, `${lines.join("\n")}\n`);
+    writeNumberedLines(path, size);
     await call(ctx, "Read", { file_path: path, limit: 1 });
     gc();
     const before = process.memoryUsage().arrayBuffers;
@@ -215,8 +221,7 @@ describe("Edit: the buffer large files are read into is reused, never shared", (
     const ctx = fileContext();
     const path = join(ctx.workingDir, "grows.txt");
     const size = 8 * 1024 * 1024;
-    const lines = Array.from({ length: size / 16 }, (_, i) => `${String(i).padStart(15, "0")}`);
-    writeFileSync(path, `${lines.join("\n")}\n`);
+    const lines = writeNumberedLines(path, size);
     gc();
     const before = process.memoryUsage().arrayBuffers;
     // No collection in between: every buffer allocated on the way is still counted at the end.
