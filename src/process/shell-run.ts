@@ -7,9 +7,10 @@ import { SPILL_HEAD_CHARS, SPILL_TAIL_CHARS } from "../core/limits.js";
 import { type Launch, sandboxLaunch } from "../sandbox/launch.js";
 import { type RunningTask, type TaskStatus, taskStoreSlot } from "../tasks/store.js";
 import { OutputCapture, type OutputSnapshot } from "./capture.js";
-import { currentDir, settleDir, startingDir } from "./cwd.js";
+import { currentDir, nextCommandDir, settleDir, startingDir } from "./cwd.js";
 import { modelCommandEnv } from "./env.js";
 import { groupWaitsForInput } from "./input-wait.js";
+import { prestartNext, takePrestarted } from "./prestart.js";
 import { reportProgressWhileRunning } from "./progress.js";
 import { leftInFullScreen, promptLine, STALL_QUIET_MS } from "./prompt.js";
 import type { ShellAdapter } from "./shells.js";
@@ -100,9 +101,23 @@ async function launch(
   }
 }
 
-/** What supervise needs of a launch. */
-function spawnOf({ file, args, cwd, env, launcherNames, contained }: Launch) {
-  return { file, args, cwd, env, launcherNames, contained };
+/**
+ * What supervise needs of a launch: with the session's prestarted shell, for a bash command (the shell
+ * execs the command's argv; it is the same bash that would have been spawned).
+ */
+function spawnOf(request: ShellCommand, { file, args, cwd, env, launcherNames, contained }: Launch) {
+  const prestarted = request.adapter.kind === "bash" ? takePrestarted(request.ctx.session) : undefined;
+  return { file, args, cwd, env, launcherNames, contained, prestarted };
+}
+
+/** Starts the session's next bash ahead of its command, where and as the next command would run. */
+function prestartFor({ adapter, ctx }: ShellCommand): void {
+  if (adapter.kind !== "bash") return;
+  prestartNext(ctx.session, () => {
+    const env = modelCommandEnv(ctx.config.env, ctx.config.envPassthrough);
+    const shell = locateExecutable(adapter.executable, env.PATH);
+    return shell ? { shell, cwd: nextCommandDir(ctx), env } : undefined;
+  });
 }
 
 function readCwdFile(path: string): string | undefined {
@@ -139,7 +154,7 @@ export async function runForeground(
     ? reportProgressWhileRunning(capture, options.onProgress)
     : undefined;
   const supervised = await supervise({
-    ...spawnOf(spawned),
+    ...spawnOf(request, spawned),
     onStdout: write,
     onStderr: write,
     timeoutMs: options.timeoutMs,
@@ -173,6 +188,7 @@ export async function runForeground(
   const refused = settleDir(ctx, start.dir, readCwdFile(cwdFile));
   if (refused) notes.push(refused);
   const cwd = currentDir(ctx);
+  prestartFor(request);
   return {
     outcome,
     output,
@@ -209,7 +225,7 @@ export async function startBackground(request: ShellCommand, inlineChars: number
       eagerFile: true,
     });
     const write = (chunk: Buffer) => capture.write(chunk);
-    const supervised = supervise({ ...spawnOf(spawned), onStdout: write, onStderr: write });
+    const supervised = supervise({ ...spawnOf(request, spawned), onStdout: write, onStderr: write });
     const settled = supervised.done.then(async (outcome) => {
       await spawned.release();
       cleanup();
@@ -229,5 +245,6 @@ export async function startBackground(request: ShellCommand, inlineChars: number
       },
     };
   });
+  prestartFor(request);
   return task as RunningTask;
 }

@@ -2,7 +2,8 @@ import { spawn } from "node:child_process";
 import { errorMessage } from "../core/errors.js";
 import { killEscapees, newRunMarker, RUN_MARKER_VAR } from "./escapees.js";
 import { groupAlive, KILL_GRACE_MS, killGroup, trackGroup, untrackGroup } from "./groups.js";
-import { pidMark } from "./procfs.js";
+import type { PrestartedShell } from "./prestart.js";
+import { type PidMark, pidMark } from "./procfs.js";
 
 /** How often a running command is checked for waiting on input. */
 const STALL_POLL_MS = 500;
@@ -63,6 +64,11 @@ export interface SuperviseOptions {
   contained?: boolean;
   /** Polled while the command runs, with the group's id; true stops it as waiting for input. */
   isWaitingForInput?: (pgid: number) => boolean;
+  /**
+   * A shell started ahead of the command (see prestart.ts): it runs the command instead of a spawn when it
+   * can do so exactly, else it is killed and the command spawned.
+   */
+  prestarted?: PrestartedShell;
 }
 
 export interface Supervised {
@@ -83,16 +89,29 @@ export interface Supervised {
  * guarantees that when it ends, however it ends, nothing it started is left running.
  */
 export function supervise(options: SuperviseOptions): Supervised {
-  const marker = newRunMarker();
-  const pidsBefore = pidMark();
+  const prestarted =
+    options.stdin === undefined
+      ? options.prestarted?.claim(options.file, options.args, options.cwd, options.env)
+      : options.prestarted?.discard();
+  let marker: string;
+  let pidsBefore: PidMark | undefined;
   let child: ReturnType<typeof spawn>;
   try {
-    child = spawn(options.file, options.args, {
-      cwd: options.cwd,
-      env: { ...options.env, [RUN_MARKER_VAR]: marker },
-      detached: true,
-      stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
-    });
+    if (prestarted) {
+      ({ child, marker } = prestarted);
+      // Everything the command starts is created after this moment; its shell was created before, so the
+      // mark starts just below the shell's pid (ids created meanwhile by others are looked at, harmlessly).
+      pidsBefore = { last: child.pid! - 1, at: Date.now() };
+    } else {
+      marker = newRunMarker();
+      pidsBefore = pidMark();
+      child = spawn(options.file, options.args, {
+        cwd: options.cwd,
+        env: { ...options.env, [RUN_MARKER_VAR]: marker },
+        detached: true,
+        stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+      });
+    }
   } catch (error) {
     // Some failures (E2BIG: arguments too long) throw at once instead of emitting "error".
     const outcome: Outcome = {
@@ -106,7 +125,8 @@ export function supervise(options: SuperviseOptions): Supervised {
     return { pid: undefined, done: settled, finished: settled, stop: () => settled };
   }
   const pid = child.pid;
-  if (pid !== undefined) trackGroup(pid);
+  // A prestarted shell's group was tracked when it started.
+  if (pid !== undefined && !prestarted) trackGroup(pid);
 
   let reason: EndReason = "exited";
   let straysKilled = false;
@@ -154,7 +174,7 @@ export function supervise(options: SuperviseOptions): Supervised {
   // Read to the end even after an early return, so a dying process never blocks on a full pipe.
   child.stdout!.on("data", (chunk: Buffer) => returned || options.onStdout(chunk));
   child.stderr!.on("data", (chunk: Buffer) => returned || options.onStderr(chunk));
-  if (child.stdin) {
+  if (child.stdin && !prestarted) {
     child.stdin.on("error", () => {});
     child.stdin.end(options.stdin);
   }

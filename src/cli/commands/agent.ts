@@ -3,6 +3,7 @@ import { type Command, InvalidArgumentError, Option } from "commander";
 import { DEFAULT_CONTEXT_WINDOW } from "../../agent/context-window.js";
 import { useAttributeHelper } from "../../fs/attribute-helper.js";
 import { enableIdleCollection } from "../../process/memory.js";
+import { usePrestartedShells } from "../../process/prestart.js";
 import { addContextOptions, type ContextFlags, EXIT_OK, EXIT_TOOL_ERROR, EXIT_USAGE } from "../options.js";
 
 export interface AgentFlags extends ContextFlags {
@@ -84,6 +85,7 @@ Exit codes: 0 the agent finished, 1 it stopped on an error, a cancellation or th
     // A long-running host, as the MCP server: collect a large call's garbage when quiet, never fork itself for cp.
     enableIdleCollection();
     useAttributeHelper();
+    usePrestartedShells();
     const { startAgentSession } = await import("../agent-session.js");
     const terminal = flags.print ? undefined : (await import("../agent-terminal.js")).createTerminal();
     const session = await startAgentSession(flags, terminal?.io);

@@ -8,6 +8,7 @@ import { useAttributeHelper } from "../../fs/attribute-helper.js";
 import type { ContextFactory, ToolSessionOptions } from "../../mcp/server.js";
 import type { StdioConnection } from "../../mcp/stdio-connection.js";
 import { enableIdleCollection } from "../../process/memory.js";
+import { usePrestartedShells } from "../../process/prestart.js";
 import { deferPlaceholderRelease } from "../../sandbox/placeholder.js";
 import { modelMayBeConfigured, stdioConnection } from "../early-opening.js";
 import {
@@ -64,6 +65,7 @@ async function serve(flags: ServeFlags, command: Command): Promise<void> {
   // A long-running server: collect a large call's garbage when quiet, and never fork itself for cp.
   enableIdleCollection();
   useAttributeHelper();
+  usePrestartedShells();
   // Its answer is written before the next turn: a sandboxed command's placeholders can go after it.
   deferPlaceholderRelease();
   const stray = (["port", "host"] as const).filter((name) => command.getOptionValueSource(name) === "cli");

@@ -1,0 +1,320 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { statSync } from "node:fs";
+import { log } from "../core/log.js";
+import type { Session, SessionSlot } from "../core/session.js";
+import { newRunMarker, RUN_MARKER_VAR } from "./escapees.js";
+import { trackGroup, untrackGroup } from "./groups.js";
+import { shQuote } from "./shells.js";
+
+/**
+ * A shell started ahead of its command, so the command does not wait for this process to fork.
+ *
+ * Spawning forks the spawner, and the fork of a Node process (with the exec that follows it) blocks the
+ * event loop for a time that grows with the process: 7 to 10 ms per command on the 2-core VM of
+ * docs/PERFORMANCE.md, against about 1 ms for bash to fork itself. A host that runs commands all session
+ * (the MCP server, the agent) therefore keeps one small bash waiting, started in the session's directory
+ * with the next command's environment, as soon as the previous command has ended (when the model is
+ * thinking). When the command comes, the waiting bash reads a short script from its stdin and `exec`s the
+ * command's own argv: the very process a spawn would have started (`bash -c …`, or bubblewrap around it),
+ * in its own session and process group, with stdin on /dev/null, the same pid for the supervisor, the
+ * same environment and the same directory. Everything judged per command (permissions, the sandbox's
+ * policy and its stand-ins) is still judged at the command's time: only the fork moved.
+ *
+ * It is used only when the result is provably the same as a spawn: the directory is the same directory
+ * (the very inode, not only the path), and the environments differ only in plain variables the script can
+ * set. Anything else (a cd to elsewhere, an exported function, SHELLOPTS, a NUL in an argument, stdin
+ * input) spawns as before, and the waiting bash is killed.
+ *
+ * The waiting bash costs about 3.5 MB. It ends with its session, when this process exits (its group is
+ * tracked like a command's), and on its own when its stdin reaches EOF (this process was killed).
+ */
+
+/**
+ * Variables the waiting bash must not see, because bash acts on them when it starts or while it waits
+ * (sourcing BASH_ENV or ENV, timing out `read` after TMOUT, posix mode, a locale that is not installed);
+ * the command's values are set back just before the exec. LC_ALL is set to C in their place, so that
+ * `read -N` counts bytes.
+ */
+const HELD_BACK = ["BASH_ENV", "ENV", "TMOUT", "POSIXLY_CORRECT", "BASH_COMPAT", "LC_ALL"] as const;
+
+/**
+ * Variables bash manages itself (read-only, dynamic, or never exported as given): an environment that
+ * holds one of these, or differs in one, is spawned as before.
+ */
+const BASH_OWN = new Set([
+  "SHELLOPTS",
+  "BASHOPTS",
+  "BASH_XTRACEFD",
+  "IFS",
+  "BASHPID",
+  "BASH_ARGV0",
+  "BASH_COMMAND",
+  "BASH_LINENO",
+  "BASH_SOURCE",
+  "BASH_SUBSHELL",
+  "BASH_VERSINFO",
+  "BASH_VERSION",
+  "BASH_ARGC",
+  "BASH_ARGV",
+  "BASH_REMATCH",
+  "BASH_ALIASES",
+  "BASH_CMDS",
+  "EPOCHREALTIME",
+  "EPOCHSECONDS",
+  "EUID",
+  "UID",
+  "PPID",
+  "FUNCNAME",
+  "GROUPS",
+  "HISTCMD",
+  "LINENO",
+  "RANDOM",
+  "SRANDOM",
+  "SECONDS",
+  "DIRSTACK",
+  "PIPESTATUS",
+  "OPTIND",
+  "OPTARG",
+]);
+
+/** Variables bash sets when it starts; the script gives them the command's values last. */
+const BASH_SETS = new Set(["SHLVL", "PWD", "OLDPWD", "_"]);
+
+const PLAIN_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * The waiting bash: exits at once under a bash older than 4.1 (no `read -N`) and at EOF; else reads the
+ * length of the script, then the script itself in one read, and runs it. The script ends in an exec.
+ */
+const READER =
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: bash syntax, not a template
+  '((BASH_VERSINFO[0] > 4 || (BASH_VERSINFO[0] == 4 && BASH_VERSINFO[1] >= 1))) || exit 0; IFS= read -r n && IFS= read -r -N "$n" c && [ "${#c}" = "$n" ] || exit 0; eval "$c"';
+
+/** What supervise needs to run a command in a waiting shell. */
+export interface PrestartedRun {
+  child: ChildProcess;
+  marker: string;
+}
+
+function directoryId(path: string): string | undefined {
+  try {
+    const info = statSync(path);
+    return `${info.dev}:${info.ino}`;
+  } catch {
+    return undefined;
+  }
+}
+
+export class PrestartedShell {
+  private readonly child: ChildProcess;
+  readonly marker = newRunMarker();
+  /** The environment the command was expected to have (the marker included). */
+  private readonly env: NodeJS.ProcessEnv;
+  private readonly directory: string | undefined;
+  private ended = false;
+  private claimed = false;
+  private discarded = false;
+
+  constructor(
+    shell: string,
+    readonly cwd: string,
+    env: NodeJS.ProcessEnv,
+  ) {
+    this.env = { ...env, [RUN_MARKER_VAR]: this.marker };
+    const own: NodeJS.ProcessEnv = { ...this.env, LC_ALL: "C" };
+    for (const name of HELD_BACK) if (name !== "LC_ALL") delete own[name];
+    this.child = spawn(shell, ["--noprofile", "--norc", "-c", READER], {
+      cwd,
+      env: own,
+      detached: true,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    this.child.on("error", () => this.end());
+    this.child.on("exit", () => this.end());
+    this.child.stdin!.on("error", () => {});
+    if (this.child.pid !== undefined) trackGroup(this.child.pid);
+    // Waiting keeps nothing alive: a host with nothing else to do exits, and its exit handler kills this.
+    this.child.unref();
+    for (const pipe of [this.child.stdin, this.child.stdout, this.child.stderr]) unrefPipe(pipe);
+    this.directory = process.platform === "linux" ? undefined : directoryId(cwd);
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  /** True once a command was handed to it. */
+  get ran(): boolean {
+    return this.claimed && !this.discarded;
+  }
+
+  /** True when it ended before any command came (a bash too old for it, or killed by someone else). */
+  get died(): boolean {
+    return this.ended && !this.claimed;
+  }
+
+  /** True while it waits for a command. */
+  get waiting(): boolean {
+    return !this.ended && !this.claimed && this.child.pid !== undefined;
+  }
+
+  /**
+   * Runs `argv` with `env` in `cwd` in this shell, when that is exactly what spawning it would do; else
+   * undefined (and this shell is killed: it was started for another command).
+   */
+  claim(
+    file: string,
+    args: readonly string[],
+    cwd: string,
+    env: NodeJS.ProcessEnv,
+  ): PrestartedRun | undefined {
+    const target = { ...env, [RUN_MARKER_VAR]: this.marker };
+    const script =
+      this.waiting && cwd === this.cwd && this.sameDirectory() ? this.script(file, args, target) : undefined;
+    if (script === undefined) {
+      this.discard();
+      return undefined;
+    }
+    this.claimed = true;
+    this.child.ref();
+    for (const pipe of [this.child.stdout, this.child.stderr]) refPipe(pipe);
+    this.child.stdin!.end(`${Buffer.byteLength(script)}\n${script}`);
+    return { child: this.child, marker: this.marker };
+  }
+
+  /** Kills the waiting shell (a claimed one belongs to its command's supervisor). */
+  discard(): void {
+    if (this.claimed || this.ended) return;
+    this.claimed = true;
+    this.discarded = true;
+    const pid = this.child.pid;
+    if (pid === undefined) return;
+    try {
+      process.kill(-pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+    untrackGroup(pid);
+  }
+
+  private end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    if (!this.claimed && this.child.pid !== undefined) untrackGroup(this.child.pid);
+  }
+
+  /** The directory it waits in is still the one at `cwd` (not removed and made again, not a retargeted link). */
+  private sameDirectory(): boolean {
+    const now = directoryId(this.cwd);
+    if (now === undefined) return false;
+    if (this.directory !== undefined) return now === this.directory;
+    const pid = this.child.pid;
+    try {
+      const info = statSync(`/proc/${pid}/cwd`);
+      return info.nlink > 0 && `${info.dev}:${info.ino}` === now;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * The script that turns the waiting shell's environment into `env` and execs the argv; undefined when
+   * that cannot be done exactly.
+   */
+  private script(file: string, args: readonly string[], target: NodeJS.ProcessEnv): string | undefined {
+    const argv = [file, ...args];
+    if (argv.some((arg) => arg.includes("\0"))) return undefined;
+    const lines: string[] = [];
+    const names = new Set([...Object.keys(this.env), ...Object.keys(target)]);
+    for (const name of names) {
+      const value = target[name];
+      if (value?.includes("\0")) return undefined;
+      if (name.startsWith("BASH_FUNC_") || BASH_OWN.has(name)) return undefined;
+      const held = (HELD_BACK as readonly string[]).includes(name);
+      if (!held && value === this.env[name]) continue;
+      if (BASH_SETS.has(name)) continue;
+      if (!PLAIN_NAME.test(name)) return undefined;
+      lines.push(value === undefined ? `unset ${name}` : `export ${name}=${shQuote(value)}`);
+    }
+    if (target.LC_ALL === undefined) lines.push("unset LC_ALL");
+    // bash sets PWD and SHLVL itself, and `exec` takes one from SHLVL: give the command the values it
+    // would have had. (Without SHLVL in env, the command's own bash starts at 1 either way.)
+    const shlvl = target.SHLVL;
+    if (shlvl !== undefined) {
+      if (!/^\d{1,9}$/.test(shlvl)) return undefined;
+      lines.push(`export SHLVL=${Number(shlvl) + 1}`);
+    }
+    for (const name of ["PWD", "OLDPWD"]) {
+      const value = target[name];
+      lines.push(value === undefined ? `unset ${name}` : `export ${name}=${shQuote(value)}`);
+    }
+    lines.push(`exec ${argv.map(shQuote).join(" ")} </dev/null`);
+    return lines.join("\n");
+  }
+}
+
+function unrefPipe(pipe: unknown): void {
+  (pipe as { unref?: () => void } | null)?.unref?.();
+}
+
+function refPipe(pipe: unknown): void {
+  (pipe as { ref?: () => void } | null)?.ref?.();
+}
+
+let enabled = false;
+
+/** Makes this process start each session's next shell ahead of its command (a long-running host calls it). */
+export function usePrestartedShells(): void {
+  enabled = true;
+}
+
+interface PrestartState {
+  shell: PrestartedShell | undefined;
+  /** A waiting shell ended on its own: this session spawns its commands as before. */
+  givenUp: boolean;
+  scheduled: boolean;
+}
+
+export const prestartSlot: SessionSlot<PrestartState> = {
+  key: "prestartedShell",
+  create: () => ({ shell: undefined, givenUp: false, scheduled: false }),
+  dispose: (state) => {
+    state.shell?.discard();
+    state.shell = undefined;
+    state.givenUp = true;
+  },
+};
+
+/** The session's waiting shell, taken for one command (its supervisor claims or discards it). */
+export function takePrestarted(session: Session): PrestartedShell | undefined {
+  if (!enabled) return undefined;
+  const state = session.get(prestartSlot);
+  const shell = state.shell;
+  state.shell = undefined;
+  if (shell?.died) state.givenUp = true;
+  return shell?.waiting ? shell : undefined;
+}
+
+/**
+ * Starts the session's next shell once the current turn of the event loop is over (after the result that
+ * ended the last command is on its way), for a command expected in `where()`'s directory and environment.
+ */
+export function prestartNext(
+  session: Session,
+  where: () => { shell: string; cwd: string; env: NodeJS.ProcessEnv } | undefined,
+): void {
+  if (!enabled) return;
+  const state = session.get(prestartSlot);
+  if (state.givenUp || state.scheduled || state.shell?.waiting) return;
+  state.scheduled = true;
+  setImmediate(() => {
+    state.scheduled = false;
+    if (session.isDisposed || state.givenUp || state.shell?.waiting) return;
+    try {
+      const next = where();
+      if (next) state.shell = new PrestartedShell(next.shell, next.cwd, next.env);
+    } catch (error) {
+      log.debug("could not start a shell ahead of the next command", error);
+    }
+  });
+}

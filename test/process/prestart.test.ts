@@ -1,0 +1,247 @@
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { ToolContext } from "../../src/core/context.js";
+import { ToolResult } from "../../src/core/result.js";
+import { runTool } from "../../src/executor/run.js";
+import { prestartSlot, usePrestartedShells } from "../../src/process/prestart.js";
+import { emptySettings } from "../../src/settings/types.js";
+import { tempDir, testContext } from "../helpers/context.js";
+import { nextTurn } from "../sandbox/helpers.js";
+import { eventually, survivors, uniqueSeconds } from "./ps.js";
+
+// As the MCP server and the agent run: each session's next bash is started ahead of its command.
+usePrestartedShells();
+
+async function bash(ctx: ToolContext, command: string, extra: Record<string, unknown> = {}) {
+  const result = await runTool("Bash", { command, ...extra }, ctx);
+  return { result, text: ToolResult.text(result) };
+}
+
+/** The pid of the shell waiting for the session's next command (after a turn of the event loop). */
+async function waitingShell(ctx: ToolContext): Promise<number> {
+  await nextTurn();
+  const shell = ctx.session.get(prestartSlot).shell;
+  expect(shell?.waiting).toBe(true);
+  return shell!.pid!;
+}
+
+function unsandboxed(env: Record<string, string> = {}) {
+  const workingDir = tempDir();
+  const config = emptySettings(workingDir);
+  config.sandbox = { ...config.sandbox, enabled: false };
+  config.env = env;
+  return testContext({ workingDir, config });
+}
+
+describe("a shell started ahead of its command", () => {
+  it("runs the next command itself, as the process a spawn would have started", async () => {
+    const ctx = unsandboxed();
+    expect(ctx.session.get(prestartSlot).shell).toBeUndefined();
+    await bash(ctx, "true");
+    const pid = await waitingShell(ctx);
+    const { result, text } = await bash(
+      ctx,
+      'echo "$$ $PPID"; readlink /proc/self/fd/0; ps -o sid=,pgid= -p $$',
+    );
+    expect(result.isError).toBe(false);
+    const [pids, stdin, ids] = text.split("\n");
+    expect(pids).toBe(`${pid} ${process.pid}`);
+    expect(stdin).toBe("/dev/null");
+    // Its own session and process group, as a detached spawn.
+    expect(ids!.trim().split(/\s+/)).toEqual([String(pid), String(pid)]);
+  });
+
+  it("gives the command the same environment, directory and shell level as a spawned one", async () => {
+    const ctx = unsandboxed({
+      QUOTED: `it's "quoted" $HOME \`x\` \\ and\nnew line`,
+      EMPTY: "",
+      LC_ALL: "C.UTF-8",
+      TMOUT: "1",
+      BASH_ENV: "",
+      POSIXLY_CORRECT: "",
+    });
+    const probe =
+      "env -0 | grep -zEv '^(_|CC_TOOLS_RUN)=' | sort -z | od -c; echo \"SHLVL=$SHLVL PWD=$PWD\"; shopt -po posix";
+    const spawned = await bash(ctx, probe);
+    const pid = await waitingShell(ctx);
+    // TMOUT=1: the waiting shell must not have timed out its read.
+    await new Promise((r) => setTimeout(r, 1_200));
+    expect(ctx.session.get(prestartSlot).shell?.waiting).toBe(true);
+    const prestarted = await bash(ctx, `echo $$; ${probe}`);
+    expect(prestarted.result.isError).toBe(false);
+    expect(prestarted.text).toBe(`${pid}\n${spawned.text}`);
+    expect(prestarted.text).toMatch(/Q {3}U {3}O {3}T {3}E {3}D/);
+  });
+
+  it("runs BASH_ENV once, in the command's shell, as a spawn does", async () => {
+    const dir = tempDir();
+    const startup = join(dir, "startup.sh");
+    writeFileSync(startup, `echo sourced >> ${join(dir, "log")}\n`);
+    const ctx = unsandboxed({ BASH_ENV: startup });
+    await bash(ctx, "true");
+    const pid = await waitingShell(ctx);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(readFileSync(join(dir, "log"), "utf8")).toBe("sourced\n");
+    expect((await bash(ctx, "echo $$")).text).toBe(String(pid));
+    expect(readFileSync(join(dir, "log"), "utf8")).toBe("sourced\nsourced\n");
+  });
+
+  it("follows the persistent cwd, and is not used in a directory that was removed and made again", async () => {
+    const ctx = unsandboxed();
+    mkdirSync(join(ctx.workingDir, "sub"));
+    await bash(ctx, "cd sub");
+    await waitingShell(ctx);
+    expect((await bash(ctx, "pwd -P")).text).toBe(join(ctx.workingDir, "sub"));
+    // The waiting shell sits in sub; sub is replaced by another directory of the same name.
+    const waiting = await waitingShell(ctx);
+    rmSync(join(ctx.workingDir, "sub"), { recursive: true });
+    mkdirSync(join(ctx.workingDir, "sub"));
+    writeFileSync(join(ctx.workingDir, "sub", "new-file"), "");
+    const { text } = await bash(ctx, 'echo "$$"; ls');
+    expect(text.split("\n")).toEqual([expect.not.stringMatching(`^${waiting}$`), "new-file"]);
+    expect(await eventually(() => !existsSync(`/proc/${waiting}`) || isZombie(waiting))).toBe(true);
+  });
+
+  it("is not used across a renamed directory: the command runs where its path leads now", async () => {
+    const ctx = unsandboxed();
+    mkdirSync(join(ctx.workingDir, "a"));
+    await bash(ctx, "cd a");
+    await waitingShell(ctx);
+    renameSync(join(ctx.workingDir, "a"), join(ctx.workingDir, "b"));
+    mkdirSync(join(ctx.workingDir, "a"));
+    expect((await bash(ctx, "pwd -P; ls ../")).text).toBe(`${join(ctx.workingDir, "a")}\na\nb`);
+  });
+
+  it("keeps exit codes, signals, time-outs and the killing of strays, however they detached", async () => {
+    const ctx = unsandboxed();
+    await bash(ctx, "true");
+    let pid = await waitingShell(ctx);
+    const failed = await bash(ctx, "echo $$; exit 7");
+    expect(failed.result.metadata).toMatchObject({ exitCode: 7 });
+    expect(failed.text).toBe(`Exit code 7\n${pid}`);
+    await waitingShell(ctx);
+    expect((await bash(ctx, "kill -9 $$")).text).toMatch(/SIGKILL/);
+    const seconds = uniqueSeconds();
+    pid = await waitingShell(ctx);
+    const strays = await bash(
+      ctx,
+      `sleep ${seconds} & setsid sleep ${seconds} & env -u CC_TOOLS_RUN sleep ${seconds} & echo $$`,
+    );
+    expect(strays.text).toMatch(new RegExp(`^${pid}\n`));
+    expect(strays.text).toMatch(/Processes the command left running were stopped/);
+    expect(await eventually(() => survivors(`sleep ${seconds}`).length === 0)).toBe(true);
+    await waitingShell(ctx);
+    const timedOut = await bash(ctx, `sleep ${seconds}`, { timeout: 300 });
+    expect(timedOut.result.metadata).toMatchObject({ endedBy: "timeout" });
+    expect(await eventually(() => survivors(`sleep ${seconds}`).length === 0)).toBe(true);
+  });
+
+  it("runs long commands and background jobs", async () => {
+    const ctx = unsandboxed();
+    await bash(ctx, "true");
+    await waitingShell(ctx);
+    const long = `echo ${"x".repeat(120_000)} | wc -c`;
+    expect((await bash(ctx, long)).text).toBe("120001");
+    await waitingShell(ctx);
+    const started = await bash(ctx, "echo from the background", { run_in_background: true });
+    const taskId = (started.result.metadata as { taskId: string }).taskId;
+    await eventually(() => false, 300);
+    const output = await runTool("TaskOutput", { task_id: taskId, block: true }, ctx);
+    expect(ToolResult.text(output)).toMatch(/from the background/);
+  });
+
+  it("is replaced when it died before its command, and the command still runs", async () => {
+    const ctx = unsandboxed();
+    await bash(ctx, "true");
+    const pid = await waitingShell(ctx);
+    process.kill(pid, "SIGKILL");
+    await eventually(() => ctx.session.get(prestartSlot).shell?.waiting === false);
+    const { result, text } = await bash(ctx, "echo still runs");
+    expect(result.isError).toBe(false);
+    expect(text).toBe("still runs");
+  });
+
+  it("ends with its session, and on its own when its host is killed", async () => {
+    const ctx = unsandboxed();
+    await bash(ctx, "true");
+    const pid = await waitingShell(ctx);
+    await ctx.session.dispose();
+    expect(await eventually(() => !existsSync(`/proc/${pid}`) || isZombie(pid))).toBe(true);
+
+    // A host killed with SIGKILL runs no exit handler: the waiting shell sees EOF on its stdin and exits.
+    const dir = tempDir();
+    const script = join(dir, "host.mjs");
+    writeFileSync(
+      script,
+      `import { createToolContext, runTool } from ${JSON.stringify(join(process.cwd(), "src/index.ts"))};
+import { usePrestartedShells } from ${JSON.stringify(join(process.cwd(), "src/process/prestart.ts"))};
+usePrestartedShells();
+const ctx = createToolContext({ workingDir: ${JSON.stringify(dir)}, permissionMode: "bypassPermissions" });
+await runTool("Bash", { command: "true", dangerouslyDisableSandbox: true }, ctx);
+setInterval(() => {}, 1000);
+console.log("ready");`,
+    );
+    const host = spawn(process.execPath, ["--import", "tsx", script], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    await new Promise<void>((resolve) => host.stdout.once("data", () => resolve()));
+    const children = () =>
+      readFileSync(`/proc/${host.pid}/task/${host.pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean);
+    expect(await eventually(() => children().length > 0)).toBe(true);
+    const [shell] = children();
+    host.kill("SIGKILL");
+    expect(await eventually(() => !existsSync(`/proc/${shell}`) || isZombie(Number(shell)))).toBe(true);
+  });
+
+  it("runs a sandboxed command too: bubblewrap, with the policy of the command's own time", async () => {
+    const ctx = testContext();
+    const outside = tempDir();
+    await bash(ctx, "true");
+    await nextTurn();
+    const shell = ctx.session.get(prestartSlot).shell!;
+    expect(shell.waiting).toBe(true);
+    // Made after the shell started: the policy is built when the command comes.
+    mkdirSync(join(ctx.workingDir, ".claude"));
+    const { result, text } = await bash(
+      ctx,
+      `touch inside; echo "$TMPDIR"; echo x > .claude/settings.local.json; echo x > ${outside}/escaped`,
+    );
+    expect(shell.ran).toBe(true);
+    expect(result.isError).toBe(true);
+    expect(result.metadata).toMatchObject({ sandboxed: true });
+    expect(text).toMatch(/The sandbox kept the command from writing there/);
+    expect(existsSync(join(ctx.workingDir, "inside"))).toBe(true);
+    expect(existsSync(join(ctx.workingDir, ".claude", "settings.local.json"))).toBe(false);
+    expect(existsSync(join(outside, "escaped"))).toBe(false);
+  });
+
+  it("is not used by library callers that did not turn it on", async () => {
+    // This file turned it on; the switch is per process. The default is checked in a fresh process.
+    const script = `import { createToolContext, runTool } from ${JSON.stringify(join(process.cwd(), "src/index.ts"))};
+import { prestartSlot } from ${JSON.stringify(join(process.cwd(), "src/process/prestart.ts"))};
+const ctx = createToolContext({ workingDir: process.argv[2], permissionMode: "bypassPermissions" });
+await runTool("Bash", { command: "true", dangerouslyDisableSandbox: true }, ctx);
+await new Promise((r) => setImmediate(r));
+console.log(JSON.stringify(ctx.session.get(prestartSlot).shell === undefined));
+await ctx.session.dispose();`;
+    const dir = tempDir();
+    writeFileSync(join(dir, "lib.mjs"), script);
+    // From the repository root, so `--import tsx` resolves to its node_modules.
+    const child = spawn(process.execPath, ["--import", "tsx", join(dir, "lib.mjs"), dir]);
+    let out = "";
+    child.stdout.on("data", (chunk) => (out += chunk));
+    await new Promise((resolve) => child.on("close", resolve));
+    expect(out.trim()).toBe("true");
+  });
+});
+
+function isZombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return /^\S+ \(.*\) [ZX]/.test(stat);
+  } catch {
+    return true;
+  }
+}
