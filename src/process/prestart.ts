@@ -1,10 +1,13 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { statSync } from "node:fs";
+import type { ToolContext } from "../core/context.js";
 import { log } from "../core/log.js";
 import type { Session, SessionSlot } from "../core/session.js";
+import { nextCommandDir } from "./cwd.js";
+import { modelCommandEnv } from "./env.js";
 import { newRunMarker, RUN_MARKER_VAR } from "./escapees.js";
 import { trackGroup, untrackGroup } from "./groups.js";
-import { shQuote } from "./shells.js";
+import { locateExecutable, shQuote } from "./shells.js";
 
 /**
  * A shell started ahead of its command, so the command does not wait for this process to fork.
@@ -168,13 +171,24 @@ export class PrestartedShell {
     cwd: string,
     env: NodeJS.ProcessEnv,
   ): PrestartedRun | undefined {
-    const target = { ...env, [RUN_MARKER_VAR]: this.marker };
+    const run = this.claimIfFits(file, args, cwd, { ...env, [RUN_MARKER_VAR]: this.marker });
+    if (!run) this.discard();
+    return run;
+  }
+
+  /**
+   * `claim` for a program of this process rather than the command it was started for (ripgrep): `env` is
+   * taken as it is (no marker), and a shell that does not fit keeps waiting for its command.
+   */
+  claimIfFits(
+    file: string,
+    args: readonly string[],
+    cwd: string,
+    env: NodeJS.ProcessEnv,
+  ): PrestartedRun | undefined {
     const script =
-      this.waiting && cwd === this.cwd && this.sameDirectory() ? this.script(file, args, target) : undefined;
-    if (script === undefined) {
-      this.discard();
-      return undefined;
-    }
+      this.waiting && cwd === this.cwd && this.sameDirectory() ? this.script(file, args, env) : undefined;
+    if (script === undefined) return undefined;
     this.claimed = true;
     this.child.ref();
     for (const pipe of [this.child.stdout, this.child.stderr]) refPipe(pipe);
@@ -296,23 +310,43 @@ export function takePrestarted(session: Session): PrestartedShell | undefined {
 }
 
 /**
- * Starts the session's next shell once the current turn of the event loop is over (after the result that
- * ended the last command is on its way), for a command expected in `where()`'s directory and environment.
+ * Runs `file args` (a program this process runs for a tool: ripgrep) in the session's waiting shell when it
+ * fits exactly (same directory; `env` reachable by setting plain variables), and returns its process; else
+ * undefined, and the shell keeps waiting. The caller untracks the process group when the process ends.
  */
-export function prestartNext(
-  session: Session,
-  where: () => { shell: string; cwd: string; env: NodeJS.ProcessEnv } | undefined,
-): void {
-  if (!enabled) return;
+export function runInWaitingShell(
+  session: Session | undefined,
+  file: string,
+  args: readonly string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): ChildProcess | undefined {
+  if (!enabled || !session || session.isDisposed) return undefined;
   const state = session.get(prestartSlot);
+  const run = state.shell?.claimIfFits(file, args, cwd, env);
+  if (!run) return undefined;
+  state.shell = undefined;
+  return run.child;
+}
+
+/**
+ * Starts the session's next shell once the current turn of the event loop is over (after the result that
+ * ended the last call is on its way), where and as the next Bash command would run.
+ */
+export function prestartFor(ctx: ToolContext): void {
+  if (!enabled) return;
+  const { session } = ctx;
+  const state = session.get(prestartSlot);
+  if (state.shell?.died) state.givenUp = true;
   if (state.givenUp || state.scheduled || state.shell?.waiting) return;
   state.scheduled = true;
   setImmediate(() => {
     state.scheduled = false;
     if (session.isDisposed || state.givenUp || state.shell?.waiting) return;
     try {
-      const next = where();
-      if (next) state.shell = new PrestartedShell(next.shell, next.cwd, next.env);
+      const env = modelCommandEnv(ctx.config.env, ctx.config.envPassthrough);
+      const shell = locateExecutable("bash", env.PATH);
+      if (shell) state.shell = new PrestartedShell(shell, nextCommandDir(ctx), env);
     } catch (error) {
       log.debug("could not start a shell ahead of the next command", error);
     }

@@ -7,10 +7,10 @@ import { SPILL_HEAD_CHARS, SPILL_TAIL_CHARS } from "../core/limits.js";
 import { type Launch, sandboxLaunch } from "../sandbox/launch.js";
 import { type RunningTask, type TaskStatus, taskStoreSlot } from "../tasks/store.js";
 import { OutputCapture, type OutputSnapshot } from "./capture.js";
-import { currentDir, nextCommandDir, settleDir, startingDir } from "./cwd.js";
+import { currentDir, settleDir, startingDir } from "./cwd.js";
 import { modelCommandEnv } from "./env.js";
 import { groupWaitsForInput } from "./input-wait.js";
-import { prestartNext, takePrestarted } from "./prestart.js";
+import { prestartFor as prestartShellFor, takePrestarted } from "./prestart.js";
 import { reportProgressWhileRunning } from "./progress.js";
 import { leftInFullScreen, promptLine, STALL_QUIET_MS } from "./prompt.js";
 import type { ShellAdapter } from "./shells.js";
@@ -110,14 +110,9 @@ function spawnOf(request: ShellCommand, { file, args, cwd, env, launcherNames, c
   return { file, args, cwd, env, launcherNames, contained, prestarted };
 }
 
-/** Starts the session's next bash ahead of its command, where and as the next command would run. */
+/** Starts the session's next bash ahead of its command (bash only: the waiting shell is a bash). */
 function prestartFor({ adapter, ctx }: ShellCommand): void {
-  if (adapter.kind !== "bash") return;
-  prestartNext(ctx.session, () => {
-    const env = modelCommandEnv(ctx.config.env, ctx.config.envPassthrough);
-    const shell = locateExecutable(adapter.executable, env.PATH);
-    return shell ? { shell, cwd: nextCommandDir(ctx), env } : undefined;
-  });
+  if (adapter.kind === "bash") prestartShellFor(ctx);
 }
 
 function readCwdFile(path: string): string | undefined {

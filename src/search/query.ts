@@ -1,3 +1,4 @@
+import type { Session } from "../core/session.js";
 /**
  * What a search asks for, independent of who runs it: ripgrep (src/search/rg-backend.ts) or the built-in
  * TypeScript search (src/search/builtin-backend.ts). Both return the same records, so the tools format
@@ -36,6 +37,8 @@ export interface FileQuery {
   exclude?(path: string): boolean;
   /** The same files as exclude globs for ripgrep (`!glob`, relative to root), so rg never opens them. */
   deniedGlobs?: readonly string[];
+  /** The calling session: ripgrep starts in its waiting shell where it fits (src/process/prestart.ts). */
+  session?: Session;
 }
 
 export interface GrepQuery extends FileQuery {

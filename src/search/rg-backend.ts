@@ -95,6 +95,7 @@ async function run(
   const result = await runRipgrep(binary, how.args, {
     cwd: how.cwd,
     signal: query.signal,
+    session: query.session,
     onData(chunk, stop) {
       sawOutput = true;
       onText(decoder.write(chunk), how.prefix, stop);

@@ -5,6 +5,9 @@
 import { spawn } from "node:child_process";
 import { accessSync, constants } from "node:fs";
 import { delimiter, join } from "node:path";
+import type { Session } from "../core/session.js";
+import { untrackGroup } from "../process/groups.js";
+import { runInWaitingShell } from "../process/prestart.js";
 
 /** Set to "off" to search without ripgrep even when a binary is available. */
 export const RIPGREP_ENV = "CC_TOOLS_RIPGREP";
@@ -62,6 +65,8 @@ export interface RgRun {
 export interface RgOptions {
   cwd: string;
   signal: AbortSignal;
+  /** Where rg may start in the session's waiting shell instead of a fork of this process. */
+  session?: Session;
   /** Receives stdout as it arrives; call `stop` to end rg early (enough results collected). */
   onData(chunk: Buffer, stop: () => void): void;
 }
@@ -69,7 +74,8 @@ export interface RgOptions {
 /** Runs rg with stdin closed (so it never waits on, or searches, stdin); abort kills it. */
 export function runRipgrep(binary: string, args: readonly string[], options: RgOptions): Promise<RgRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(binary, args, { cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"] });
+    const prestarted = runInWaitingShell(options.session, binary, args, options.cwd, process.env);
+    const child = prestarted ?? spawn(binary, args, { cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"] });
     let stopped = false;
     let stderr = "";
     const stop = () => {
@@ -80,10 +86,10 @@ export function runRipgrep(binary: string, args: readonly string[], options: RgO
     const onAbort = () => stop();
     if (options.signal.aborted) stop();
     else options.signal.addEventListener("abort", onAbort, { once: true });
-    child.stdout.on("data", (chunk: Buffer) => {
+    child.stdout!.on("data", (chunk: Buffer) => {
       if (!stopped) options.onData(chunk, stop);
     });
-    child.stderr.on("data", (chunk: Buffer) => {
+    child.stderr!.on("data", (chunk: Buffer) => {
       if (stderr.length < MAX_STDERR_CHARS) stderr += chunk.toString("utf8");
     });
     child.on("error", (error) => {
@@ -92,6 +98,8 @@ export function runRipgrep(binary: string, args: readonly string[], options: RgO
     });
     child.on("close", (code) => {
       options.signal.removeEventListener("abort", onAbort);
+      // The waiting shell's group was tracked for host exit; rg, which it became, has ended.
+      if (prestarted?.pid !== undefined) untrackGroup(prestarted.pid);
       resolve({ code: code ?? 2, stderr: stderr.slice(0, MAX_STDERR_CHARS).trim(), stopped });
     });
   });

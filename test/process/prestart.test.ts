@@ -217,6 +217,28 @@ console.log("ready");`,
     expect(existsSync(join(outside, "escaped"))).toBe(false);
   });
 
+  it("starts ripgrep for Grep and Glob where it fits, and another shell for the next command", async () => {
+    const ctx = unsandboxed();
+    mkdirSync(join(ctx.workingDir, "sub"));
+    writeFileSync(join(ctx.workingDir, "sub", "a.ts"), "needle\n");
+    await bash(ctx, "true");
+    const first = await waitingShell(ctx);
+    // Searching a subdirectory: rg's directory is not the shell's, so the shell keeps waiting.
+    const below = await runTool("Grep", { pattern: "needle", path: "sub" }, ctx);
+    expect(ToolResult.text(below)).toMatch(/a\.ts/);
+    expect(await waitingShell(ctx)).toBe(first);
+    // The workspace itself: rg runs in it, and once it is done a new shell waits.
+    const found = await runTool("Grep", { pattern: "needle", output_mode: "content" }, ctx);
+    expect(ToolResult.text(found)).toBe("sub/a.ts:1:needle");
+    expect(await eventually(() => !existsSync(`/proc/${first}`) || isZombie(first))).toBe(true);
+    const second = await waitingShell(ctx);
+    expect(second).not.toBe(first);
+    const listed = await runTool("Glob", { pattern: "**/*.ts" }, ctx);
+    expect(ToolResult.text(listed)).toBe("sub/a.ts");
+    expect(await waitingShell(ctx)).not.toBe(second);
+    expect((await bash(ctx, "echo ok")).text).toBe("ok");
+  });
+
   it("is not used by library callers that did not turn it on", async () => {
     // This file turned it on; the switch is per process. The default is checked in a fresh process.
     const script = `import { createToolContext, runTool } from ${JSON.stringify(join(process.cwd(), "src/index.ts"))};

@@ -7,6 +7,7 @@ import { ToolResult } from "../../core/result.js";
 import { defineTool } from "../../core/tool.js";
 import { ToolName } from "../../core/tool-names.js";
 import { hiddenFromSearch } from "../../permissions/read-restriction.js";
+import { prestartFor } from "../../process/prestart.js";
 import { hiddenNote, searchBackendHiding } from "../../search/backend.js";
 import { IgnoreRules } from "../../search/ignore-rules.js";
 import { searchRoot } from "../../search/root.js";
@@ -55,10 +56,13 @@ async function execute(input: Input, ctx: ToolCallContext): Promise<ToolResult> 
       // Claude Code's Glob lists ignored files too; the result says how many of them there are.
       respectIgnore: false,
       signal: ctx.signal,
+      session: ctx.session,
       onProgress: (n) => ctx.reportProgress({ progress: n, message: `${n} files listed so far` }),
     },
     MAX_GLOB_RESULTS,
   );
+  // rg may have run in the session's waiting shell: the next command gets another.
+  prestartFor(ctx);
   if (total === 0)
     return ToolResult.success(`No files found${hiddenNote(backend)}`, { backend: backend.name });
   const rules = new IgnoreRules(root, { explicitRoot: false });

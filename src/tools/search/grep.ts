@@ -5,6 +5,7 @@ import { ToolResult } from "../../core/result.js";
 import { defineTool } from "../../core/tool.js";
 import { ToolName } from "../../core/tool-names.js";
 import { hiddenFromSearch } from "../../permissions/read-restriction.js";
+import { prestartFor } from "../../process/prestart.js";
 import { searchBackendHiding, unsearchedNote } from "../../search/backend.js";
 import { contentPage, formatCounts, formatFiles, type Page, pageNote } from "../../search/format.js";
 import { NewestFirst } from "../../search/mtime.js";
@@ -111,6 +112,8 @@ async function skippedNote(backend: SearchBackend, query: GrepQuery, signal: Abo
 async function execute(input: Input, ctx: ToolCallContext): Promise<ToolResult> {
   const backend = await searchBackendHiding(hiddenFromSearch(ctx, "Grep"));
   const result = await search(input, ctx, backend);
+  // rg may have run in the session's waiting shell: the next command gets another.
+  prestartFor(ctx);
   const note = unsearchedNote(backend);
   const [first, ...rest] = result.content;
   if (!note || first?.type !== "text") return result;
@@ -126,6 +129,7 @@ async function search(input: Input, ctx: ToolCallContext, backend: SearchBackend
     globs: splitGlobs(input.glob),
     respectIgnore: true,
     signal: ctx.signal,
+    session: ctx.session,
     onProgress: (n) => ctx.reportProgress({ progress: n, message: `${n} files with matches so far` }),
     pattern: input.pattern,
     ignoreCase: input["-i"] ?? false,
