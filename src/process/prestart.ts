@@ -83,6 +83,11 @@ const BASH_OWN = new Set([
 /** Variables bash sets when it starts; the script gives them the command's values last. */
 const BASH_SETS = new Set(["SHLVL", "PWD", "OLDPWD", "_"]);
 
+/** False for a variable that keeps a shell from waiting for a command (it acts on it, or it cannot be set). */
+function mayWait(name: string): boolean {
+  return !name.startsWith("BASH_FUNC_") && !BASH_OWN.has(name);
+}
+
 const PLAIN_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /**
@@ -243,7 +248,7 @@ export class PrestartedShell {
     for (const name of names) {
       const value = target[name];
       if (value?.includes("\0")) return undefined;
-      if (name.startsWith("BASH_FUNC_") || BASH_OWN.has(name)) return undefined;
+      if (!mayWait(name)) return undefined;
       const held = (HELD_BACK as readonly string[]).includes(name);
       if (!held && value === this.env[name]) continue;
       if (BASH_SETS.has(name)) continue;
@@ -345,6 +350,11 @@ export function prestartFor(ctx: ToolContext): void {
     if (session.isDisposed || state.givenUp || state.shell?.waiting) return;
     try {
       const env = modelCommandEnv(ctx.config.env, ctx.config.envPassthrough);
+      // An environment with an exported function or SHELLOPTS would act in the waiting shell itself.
+      if (!Object.keys(env).every(mayWait)) {
+        state.givenUp = true;
+        return;
+      }
       const shell = locateExecutable("bash", env.PATH);
       if (shell) state.shell = new PrestartedShell(shell, nextCommandDir(ctx), env);
     } catch (error) {

@@ -75,6 +75,21 @@ describe("a shell started ahead of its command", () => {
     expect(prestarted.text).toMatch(/Q {3}U {3}O {3}T {3}E {3}D/);
   });
 
+  it("is not started where the environment would act in it (SHELLOPTS, exported functions)", async () => {
+    for (const env of [{ SHELLOPTS: "xtrace" }, { "BASH_FUNC_read%%": "() { echo hijacked; }" }]) {
+      const ctx = unsandboxed(env);
+      const first = await bash(ctx, "echo one");
+      await nextTurn();
+      expect(ctx.session.get(prestartSlot).shell).toBeUndefined();
+      const second = await bash(ctx, "echo one");
+      // xtrace shows the wrapper, whose directory file has a fresh name per command, and traces its first
+      // `exec` to stderr, which may come before or after the rest on stdout.
+      const same = (text: string) => text.replace(/cwd-[0-9a-f]{8}/g, "cwd-").replace(/^\+ exec\n|\n\+ exec$/m, "");
+      expect(same(second.text)).toBe(same(first.text));
+      expect(second.text).not.toMatch(/read -r|hijacked/);
+    }
+  });
+
   it("runs BASH_ENV once, in the command's shell, as a spawn does", async () => {
     const dir = tempDir();
     const startup = join(dir, "startup.sh");
