@@ -84,7 +84,8 @@ describe("a shell started ahead of its command", () => {
       const second = await bash(ctx, "echo one");
       // xtrace shows the wrapper, whose directory file has a fresh name per command, and traces its first
       // `exec` to stderr, which may come before or after the rest on stdout.
-      const same = (text: string) => text.replace(/cwd-[0-9a-f]{8}/g, "cwd-").replace(/^\+ exec\n|\n\+ exec$/m, "");
+      const same = (text: string) =>
+        text.replace(/cwd-[0-9a-f]{8}/g, "cwd-").replace(/^\+ exec\n|\n\+ exec$/m, "");
       expect(same(second.text)).toBe(same(first.text));
       expect(second.text).not.toMatch(/read -r|hijacked/);
     }
