@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { statSync } from "node:fs";
+import { accessSync, constants, statSync } from "node:fs";
+import type { Readable } from "node:stream";
 import type { ToolContext } from "../core/context.js";
 import { log } from "../core/log.js";
 import type { Session, SessionSlot } from "../core/session.js";
-import { nextCommandDir } from "./cwd.js";
 import { modelCommandEnv } from "./env.js";
 import { newRunMarker, RUN_MARKER_VAR } from "./escapees.js";
 import { trackGroup, untrackGroup } from "./groups.js";
@@ -102,40 +102,43 @@ const READER =
 export interface PrestartedRun {
   child: ChildProcess;
   marker: string;
+  /** The command's stdout and stderr (the waiting shell's own went to /dev/null). */
+  stdout: Readable;
+  stderr: Readable;
 }
 
-function directoryId(path: string): string | undefined {
-  try {
-    const info = statSync(path);
-    return `${info.dev}:${info.ino}`;
-  } catch {
-    return undefined;
-  }
-}
+/**
+ * Longest single argument or environment entry Linux passes to a program (MAX_ARG_STRLEN, with its NUL),
+ * and a total well inside ARG_MAX: past these a spawn fails with E2BIG, which a waiting shell's exec would
+ * report differently, so such a command is spawned.
+ */
+const MAX_EXEC_STRING_BYTES = 128 * 1024 - 1;
+const MAX_EXEC_TOTAL_BYTES = 1024 * 1024;
+
+/** Highest SHLVL the script can hand on exactly (bash resets a level of 1000 or more to 1, with a warning). */
+const MAX_SHLVL = 997;
 
 export class PrestartedShell {
   private readonly child: ChildProcess;
   readonly marker = newRunMarker();
   /** The environment the command was expected to have (the marker included). */
   private readonly env: NodeJS.ProcessEnv;
-  private readonly directory: string | undefined;
   private ended = false;
   private claimed = false;
   private discarded = false;
 
-  constructor(
-    shell: string,
-    readonly cwd: string,
-    env: NodeJS.ProcessEnv,
-  ) {
+  constructor(shell: string, env: NodeJS.ProcessEnv) {
     this.env = { ...env, [RUN_MARKER_VAR]: this.marker };
     const own: NodeJS.ProcessEnv = { ...this.env, LC_ALL: "C" };
     for (const name of HELD_BACK) if (name !== "LC_ALL") delete own[name];
+    // It waits in / (holding no file system of the user's busy) and changes to the command's directory when
+    // the command comes, so the path is resolved then, as a spawn's chdir would. Its own output goes to
+    // /dev/null (a warning bash prints while it sets the environment); the command's goes to fds 3 and 4.
     this.child = spawn(shell, ["--noprofile", "--norc", "-c", READER], {
-      cwd,
+      cwd: "/",
       env: own,
       detached: true,
-      stdio: ["pipe", "pipe", "pipe"],
+      stdio: ["pipe", "ignore", "ignore", "pipe", "pipe"],
     });
     this.child.on("error", () => this.end());
     this.child.on("exit", () => this.end());
@@ -143,8 +146,7 @@ export class PrestartedShell {
     if (this.child.pid !== undefined) trackGroup(this.child.pid);
     // Waiting keeps nothing alive: a host with nothing else to do exits, and its exit handler kills this.
     this.child.unref();
-    for (const pipe of [this.child.stdin, this.child.stdout, this.child.stderr]) unrefPipe(pipe);
-    this.directory = process.platform === "linux" ? undefined : directoryId(cwd);
+    for (const pipe of this.child.stdio) unrefPipe(pipe);
   }
 
   get pid(): number | undefined {
@@ -191,14 +193,14 @@ export class PrestartedShell {
     cwd: string,
     env: NodeJS.ProcessEnv,
   ): PrestartedRun | undefined {
-    const script =
-      this.waiting && cwd === this.cwd && this.sameDirectory() ? this.script(file, args, env) : undefined;
+    const script = this.waiting && enterable(cwd) ? this.script(file, args, cwd, env) : undefined;
     if (script === undefined) return undefined;
     this.claimed = true;
     this.child.ref();
-    for (const pipe of [this.child.stdout, this.child.stderr]) refPipe(pipe);
+    const [, , , stdout, stderr] = this.child.stdio as unknown as [unknown, null, null, Readable, Readable];
+    for (const pipe of [stdout, stderr]) refPipe(pipe);
     this.child.stdin!.end(`${Buffer.byteLength(script)}\n${script}`);
-    return { child: this.child, marker: this.marker };
+    return { child: this.child, marker: this.marker, stdout, stderr };
   }
 
   /** Kills the waiting shell (a claimed one belongs to its command's supervisor). */
@@ -222,28 +224,24 @@ export class PrestartedShell {
     if (!this.claimed && this.child.pid !== undefined) untrackGroup(this.child.pid);
   }
 
-  /** The directory it waits in is still the one at `cwd` (not removed and made again, not a retargeted link). */
-  private sameDirectory(): boolean {
-    const now = directoryId(this.cwd);
-    if (now === undefined) return false;
-    if (this.directory !== undefined) return now === this.directory;
-    const pid = this.child.pid;
-    try {
-      const info = statSync(`/proc/${pid}/cwd`);
-      return info.nlink > 0 && `${info.dev}:${info.ino}` === now;
-    } catch {
-      return false;
-    }
-  }
-
   /**
-   * The script that turns the waiting shell's environment into `env` and execs the argv; undefined when
-   * that cannot be done exactly.
+   * The script that enters `cwd`, turns the waiting shell's environment into `target` and execs the argv;
+   * undefined when that cannot be done exactly.
    */
-  private script(file: string, args: readonly string[], target: NodeJS.ProcessEnv): string | undefined {
+  private script(
+    file: string,
+    args: readonly string[],
+    cwd: string,
+    target: NodeJS.ProcessEnv,
+  ): string | undefined {
     const argv = [file, ...args];
-    if (argv.some((arg) => arg.includes("\0"))) return undefined;
-    const lines: string[] = [];
+    const entries = Object.entries(target).map(([name, value]) => `${name}=${value}`);
+    const sizes = [...argv, ...entries].map((text) => Buffer.byteLength(text));
+    if (sizes.some((size) => size > MAX_EXEC_STRING_BYTES)) return undefined;
+    if (sizes.reduce((sum, size) => sum + size + 1, 0) > MAX_EXEC_TOTAL_BYTES) return undefined;
+    if ([...argv, cwd].some((arg) => arg.includes("\0"))) return undefined;
+    // `cd -P` with an absolute path resolves it as chdir does (no CDPATH); a failure is the command's error.
+    const lines: string[] = [`cd -P -- ${shQuote(cwd)} 2>&4 || exit 126`];
     const names = new Set([...Object.keys(this.env), ...Object.keys(target)]);
     for (const name of names) {
       const value = target[name];
@@ -260,15 +258,26 @@ export class PrestartedShell {
     // would have had. (Without SHLVL in env, the command's own bash starts at 1 either way.)
     const shlvl = target.SHLVL;
     if (shlvl !== undefined) {
-      if (!/^\d{1,9}$/.test(shlvl)) return undefined;
+      if (!/^\d{1,3}$/.test(shlvl) || Number(shlvl) > MAX_SHLVL) return undefined;
       lines.push(`export SHLVL=${Number(shlvl) + 1}`);
     }
     for (const name of ["PWD", "OLDPWD"]) {
       const value = target[name];
       lines.push(value === undefined ? `unset ${name}` : `export ${name}=${shQuote(value)}`);
     }
-    lines.push(`exec ${argv.map(shQuote).join(" ")} </dev/null`);
+    lines.push(`exec ${argv.map(shQuote).join(" ")} </dev/null >&3 2>&4 3>&- 4>&-`);
     return lines.join("\n");
+  }
+}
+
+/** True when a spawn could chdir into `cwd` (a directory we may search); else it is spawned, to fail as before. */
+function enterable(cwd: string): boolean {
+  try {
+    if (!statSync(cwd).isDirectory()) return false;
+    accessSync(cwd, constants.X_OK);
+    return true;
+  } catch {
+    return false;
   }
 }
 
@@ -317,7 +326,8 @@ export function takePrestarted(session: Session): PrestartedShell | undefined {
 /**
  * Runs `file args` (a program this process runs for a tool: ripgrep) in the session's waiting shell when it
  * fits exactly (same directory; `env` reachable by setting plain variables), and returns its process; else
- * undefined, and the shell keeps waiting. The caller untracks the process group when the process ends.
+ * undefined, and the shell keeps waiting. The caller reads the run's stdout and stderr, and untracks the
+ * process group when the process ends.
  */
 export function runInWaitingShell(
   session: Session | undefined,
@@ -325,13 +335,13 @@ export function runInWaitingShell(
   args: readonly string[],
   cwd: string,
   env: NodeJS.ProcessEnv,
-): ChildProcess | undefined {
+): PrestartedRun | undefined {
   if (!enabled || !session || session.isDisposed) return undefined;
   const state = session.get(prestartSlot);
   const run = state.shell?.claimIfFits(file, args, cwd, env);
   if (!run) return undefined;
   state.shell = undefined;
-  return run.child;
+  return run;
 }
 
 /**
@@ -356,7 +366,7 @@ export function prestartFor(ctx: ToolContext): void {
         return;
       }
       const shell = locateExecutable("bash", env.PATH);
-      if (shell) state.shell = new PrestartedShell(shell, nextCommandDir(ctx), env);
+      if (shell) state.shell = new PrestartedShell(shell, env);
     } catch (error) {
       log.debug("could not start a shell ahead of the next command", error);
     }

@@ -57,6 +57,8 @@ const MAX_FORKS_PER_MS_PER_CORE = 100;
 export interface PidMark {
   last: number;
   at: number;
+  /** Ids looked at as well, whenever they were created (a shell started ahead of its command, see prestart.ts). */
+  also?: readonly number[];
 }
 
 let pidMaxCache: number | undefined;
@@ -91,12 +93,16 @@ export function pidsCreatedAfter(mark: PidMark | undefined): number[] | undefine
   const last = lastPid();
   const maxCreated = (Date.now() - (mark?.at ?? 0)) * MAX_FORKS_PER_MS_PER_CORE * availableParallelism();
   const trusted = since !== undefined && last !== undefined && maxCreated < pidMax();
+  const also = mark?.also ?? [];
   if (trusted && last >= since && last - since <= DIRECT_PROBE_MAX) {
-    return Array.from({ length: last - since }, (_, i) => since + 1 + i);
+    const ids = Array.from({ length: last - since }, (_, i) => since + 1 + i);
+    return [...also.filter((pid) => !ids.includes(pid)), ...ids];
   }
   const ids = allPids();
   if (!ids || !trusted) return ids;
-  return ids.filter((pid) => (last >= since ? pid > since && pid <= last : pid > since || pid <= last));
+  return ids.filter(
+    (pid) => also.includes(pid) || (last >= since ? pid > since && pid <= last : pid > since || pid <= last),
+  );
 }
 
 /** A process's /proc/<pid>/stat, or undefined when it is gone (or /proc is missing). */

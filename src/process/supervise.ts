@@ -99,9 +99,9 @@ export function supervise(options: SuperviseOptions): Supervised {
   try {
     if (prestarted) {
       ({ child, marker } = prestarted);
-      // Everything the command starts is created after this moment; its shell was created before, so the
-      // mark starts just below the shell's pid (ids created meanwhile by others are looked at, harmlessly).
-      pidsBefore = { last: child.pid! - 1, at: Date.now() };
+      // Everything the command starts is created after this moment; its shell, created before, is added.
+      const mark = pidMark();
+      pidsBefore = mark && { ...mark, also: [child.pid!] };
     } else {
       marker = newRunMarker();
       pidsBefore = pidMark();
@@ -125,6 +125,8 @@ export function supervise(options: SuperviseOptions): Supervised {
     return { pid: undefined, done: settled, finished: settled, stop: () => settled };
   }
   const pid = child.pid;
+  const stdout = prestarted?.stdout ?? child.stdout!;
+  const stderr = prestarted?.stderr ?? child.stderr!;
   // A prestarted shell's group was tracked when it started.
   if (pid !== undefined && !prestarted) trackGroup(pid);
 
@@ -151,7 +153,7 @@ export function supervise(options: SuperviseOptions): Supervised {
       clearInterval(poll);
       killHold.keepAlive = false;
       child.unref();
-      for (const pipe of [child.stdout, child.stderr]) (pipe as { unref?: () => void } | null)?.unref?.();
+      for (const pipe of [stdout, stderr]) (pipe as { unref?: () => void }).unref?.();
       returnEarly?.({
         reason: "timeout",
         exitCode: null,
@@ -172,8 +174,8 @@ export function supervise(options: SuperviseOptions): Supervised {
   options.signal?.addEventListener("abort", onAbort, { once: true });
 
   // Read to the end even after an early return, so a dying process never blocks on a full pipe.
-  child.stdout!.on("data", (chunk: Buffer) => returned || options.onStdout(chunk));
-  child.stderr!.on("data", (chunk: Buffer) => returned || options.onStderr(chunk));
+  stdout.on("data", (chunk: Buffer) => returned || options.onStdout(chunk));
+  stderr.on("data", (chunk: Buffer) => returned || options.onStderr(chunk));
   if (child.stdin && !prestarted) {
     child.stdin.on("error", () => {});
     child.stdin.end(options.stdin);
@@ -222,8 +224,8 @@ export function supervise(options: SuperviseOptions): Supervised {
       })();
       void killing.then(() => {
         setTimeout(() => {
-          child.stdout!.destroy();
-          child.stderr!.destroy();
+          stdout.destroy();
+          stderr.destroy();
         }, PIPE_CLOSE_GRACE_MS).unref();
       });
     });

@@ -75,7 +75,10 @@ export interface RgOptions {
 export function runRipgrep(binary: string, args: readonly string[], options: RgOptions): Promise<RgRun> {
   return new Promise((resolve, reject) => {
     const prestarted = runInWaitingShell(options.session, binary, args, options.cwd, process.env);
-    const child = prestarted ?? spawn(binary, args, { cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"] });
+    const child =
+      prestarted?.child ?? spawn(binary, args, { cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"] });
+    const stdout = prestarted?.stdout ?? child.stdout!;
+    const stderrStream = prestarted?.stderr ?? child.stderr!;
     let stopped = false;
     let stderr = "";
     const stop = () => {
@@ -86,10 +89,10 @@ export function runRipgrep(binary: string, args: readonly string[], options: RgO
     const onAbort = () => stop();
     if (options.signal.aborted) stop();
     else options.signal.addEventListener("abort", onAbort, { once: true });
-    child.stdout!.on("data", (chunk: Buffer) => {
+    stdout.on("data", (chunk: Buffer) => {
       if (!stopped) options.onData(chunk, stop);
     });
-    child.stderr!.on("data", (chunk: Buffer) => {
+    stderrStream.on("data", (chunk: Buffer) => {
       if (stderr.length < MAX_STDERR_CHARS) stderr += chunk.toString("utf8");
     });
     child.on("error", (error) => {
@@ -99,7 +102,7 @@ export function runRipgrep(binary: string, args: readonly string[], options: RgO
     child.on("close", (code) => {
       options.signal.removeEventListener("abort", onAbort);
       // The waiting shell's group was tracked for host exit; rg, which it became, has ended.
-      if (prestarted?.pid !== undefined) untrackGroup(prestarted.pid);
+      if (prestarted?.child.pid !== undefined) untrackGroup(prestarted.child.pid);
       resolve({ code: code ?? 2, stderr: stderr.slice(0, MAX_STDERR_CHARS).trim(), stopped });
     });
   });

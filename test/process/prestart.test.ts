@@ -1,5 +1,14 @@
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { ToolContext } from "../../src/core/context.js";
@@ -76,7 +85,11 @@ describe("a shell started ahead of its command", () => {
   });
 
   it("is not started where the environment would act in it (SHELLOPTS, exported functions)", async () => {
-    for (const env of [{ SHELLOPTS: "xtrace" }, { "BASH_FUNC_read%%": "() { echo hijacked; }" }]) {
+    const envs: Array<Record<string, string>> = [
+      { SHELLOPTS: "xtrace" },
+      { "BASH_FUNC_read%%": "() { echo hijacked; }" },
+    ];
+    for (const env of envs) {
       const ctx = unsandboxed(env);
       const first = await bash(ctx, "echo one");
       await nextTurn();
@@ -104,20 +117,27 @@ describe("a shell started ahead of its command", () => {
     expect(readFileSync(join(dir, "log"), "utf8")).toBe("sourced\nsourced\n");
   });
 
-  it("follows the persistent cwd, and is not used in a directory that was removed and made again", async () => {
+  it("waits in /, and enters the command's directory when the command comes, as a spawn's chdir would", async () => {
     const ctx = unsandboxed();
     mkdirSync(join(ctx.workingDir, "sub"));
     await bash(ctx, "cd sub");
-    await waitingShell(ctx);
-    expect((await bash(ctx, "pwd -P")).text).toBe(join(ctx.workingDir, "sub"));
-    // The waiting shell sits in sub; sub is replaced by another directory of the same name.
-    const waiting = await waitingShell(ctx);
+    let waiting = await waitingShell(ctx);
+    // Holding no file system of the user's busy.
+    expect(readlinkSync(`/proc/${waiting}/cwd`)).toBe("/");
+    expect((await bash(ctx, 'echo "$$"; pwd -P')).text).toBe(`${waiting}\n${join(ctx.workingDir, "sub")}`);
+    // sub is replaced by another directory of the same name: the command runs in the new one.
+    waiting = await waitingShell(ctx);
     rmSync(join(ctx.workingDir, "sub"), { recursive: true });
     mkdirSync(join(ctx.workingDir, "sub"));
     writeFileSync(join(ctx.workingDir, "sub", "new-file"), "");
-    const { text } = await bash(ctx, 'echo "$$"; ls');
-    expect(text.split("\n")).toEqual([expect.not.stringMatching(`^${waiting}$`), "new-file"]);
-    expect(await eventually(() => !existsSync(`/proc/${waiting}`) || isZombie(waiting))).toBe(true);
+    expect((await bash(ctx, 'echo "$$"; ls')).text).toBe(`${waiting}\nnew-file`);
+    // sub becomes a symlink to another directory: the command runs where it leads now.
+    waiting = await waitingShell(ctx);
+    rmSync(join(ctx.workingDir, "sub"), { recursive: true });
+    mkdirSync(join(ctx.workingDir, "elsewhere"));
+    symlinkSync(join(ctx.workingDir, "elsewhere"), join(ctx.workingDir, "sub"));
+    const moved = await bash(ctx, "pwd -P");
+    expect(moved.text).toMatch(new RegExp(`^${join(ctx.workingDir, "elsewhere")}`));
   });
 
   it("is not used across a renamed directory: the command runs where its path leads now", async () => {
@@ -128,6 +148,31 @@ describe("a shell started ahead of its command", () => {
     renameSync(join(ctx.workingDir, "a"), join(ctx.workingDir, "b"));
     mkdirSync(join(ctx.workingDir, "a"));
     expect((await bash(ctx, "pwd -P; ls ../")).text).toBe(`${join(ctx.workingDir, "a")}\na\nb`);
+  });
+
+  it("prints nothing of its own: bash's warnings while it sets the environment are not the command's", async () => {
+    const envs: Array<Record<string, string>> = [
+      { LC_ALL: "xx_YY.UTF-8" },
+      { BASH_COMPAT: "abc" },
+      { SHLVL: "998" },
+      { SHLVL: "999" },
+    ];
+    for (const env of envs) {
+      const ctx = unsandboxed(env);
+      const probe = "env -0 | grep -zEv '^(_|CC_TOOLS_RUN)=' | sort -z | od -c";
+      const spawned = await bash(ctx, probe);
+      await waitingShell(ctx);
+      expect((await bash(ctx, probe)).text).toBe(spawned.text);
+    }
+  });
+
+  it("leaves a command near the kernel's argument limits to a spawn, which fails the same way", async () => {
+    const ctx = unsandboxed({ HUGE: "x".repeat(200_000) });
+    const spawned = await bash(ctx, "echo never");
+    await nextTurn();
+    const again = await bash(ctx, "echo never");
+    expect(again.text).toBe(spawned.text);
+    expect(again.result.isError).toBe(true);
   });
 
   it("keeps exit codes, signals, time-outs and the killing of strays, however they detached", async () => {
@@ -149,7 +194,7 @@ describe("a shell started ahead of its command", () => {
     expect(strays.text).toMatch(/Processes the command left running were stopped/);
     expect(await eventually(() => survivors(`sleep ${seconds}`).length === 0)).toBe(true);
     await waitingShell(ctx);
-    const timedOut = await bash(ctx, `sleep ${seconds}`, { timeout: 300 });
+    const timedOut = await bash(ctx, `trap '' TERM; sleep ${seconds}; echo after`, { timeout: 300 });
     expect(timedOut.result.metadata).toMatchObject({ endedBy: "timeout" });
     expect(await eventually(() => survivors(`sleep ${seconds}`).length === 0)).toBe(true);
   });
@@ -239,19 +284,19 @@ console.log("ready");`,
     writeFileSync(join(ctx.workingDir, "sub", "a.ts"), "needle\n");
     await bash(ctx, "true");
     const first = await waitingShell(ctx);
-    // Searching a subdirectory: rg's directory is not the shell's, so the shell keeps waiting.
+    // rg runs in the waiting shell, in the directory it searches, and once it is done a new shell waits.
     const below = await runTool("Grep", { pattern: "needle", path: "sub" }, ctx);
     expect(ToolResult.text(below)).toMatch(/a\.ts/);
-    expect(await waitingShell(ctx)).toBe(first);
-    // The workspace itself: rg runs in it, and once it is done a new shell waits.
-    const found = await runTool("Grep", { pattern: "needle", output_mode: "content" }, ctx);
-    expect(ToolResult.text(found)).toBe("sub/a.ts:1:needle");
     expect(await eventually(() => !existsSync(`/proc/${first}`) || isZombie(first))).toBe(true);
     const second = await waitingShell(ctx);
     expect(second).not.toBe(first);
+    const found = await runTool("Grep", { pattern: "needle", output_mode: "content" }, ctx);
+    expect(ToolResult.text(found)).toBe("sub/a.ts:1:needle");
+    const third = await waitingShell(ctx);
+    expect(third).not.toBe(second);
     const listed = await runTool("Glob", { pattern: "**/*.ts" }, ctx);
     expect(ToolResult.text(listed)).toBe("sub/a.ts");
-    expect(await waitingShell(ctx)).not.toBe(second);
+    expect(await waitingShell(ctx)).not.toBe(third);
     expect((await bash(ctx, "echo ok")).text).toBe("ok");
   });
 

@@ -26,6 +26,25 @@ describe.runIf(linux)("procfs: processes created after a mark", () => {
     }
   });
 
+  it("also lists the ids a mark names, created before it (a shell started ahead of its command)", () => {
+    const before = sleeper();
+    const mark = { ...pidMark()!, also: [before.pid!] };
+    const after = sleeper();
+    try {
+      const ids = pidsCreatedAfter(mark)!;
+      expect(ids).toContain(before.pid);
+      expect(ids).toContain(after.pid);
+      expect(ids).not.toContain(process.pid);
+      // Past the direct probe (many ids handed out since), from the listing of /proc as well.
+      const wide = pidsCreatedAfter({ ...mark, last: mark.last - 1000 })!;
+      expect(wide).toContain(before.pid);
+      expect(wide).toContain(after.pid);
+    } finally {
+      before.end();
+      after.end();
+    }
+  });
+
   it("looks at every process again once ids could have wrapped around since the mark", () => {
     const before = sleeper();
     try {
