@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createToolContext } from "../src/context.js";
 import { runTool } from "../src/executor/run.js";
+import { usePrestartedShells } from "../src/process/prestart.js";
 import { emptySettings } from "../src/settings/types.js";
 import type { Bench } from "./lib.js";
 import { timePair } from "./lib.js";
@@ -58,6 +59,28 @@ const bench: Bench = async (report) => {
   });
   await sandboxed.session.dispose();
   await ctx.session.dispose();
+
+  // As the MCP server and the agent run commands: each session's next bash started ahead of its command
+  // (src/process/prestart.ts), so neither call waits for this process to fork.
+  usePrestartedShells();
+  const offAhead = createToolContext({ workingDir, permissionMode: "bypassPermissions", config });
+  const onAhead = createToolContext({ workingDir, permissionMode: "bypassPermissions" });
+  const ahead = await timePair(
+    () => runTool("Bash", { command: "echo hi" }, onAhead),
+    () => runTool("Bash", { command: "echo hi" }, offAhead),
+    30,
+    5,
+  );
+  report({
+    name: "Bash echo hi in the OS sandbox, shells started ahead (as the MCP server runs them)",
+    baseline: "the same call unsandboxed",
+    oursMs: ahead.oursMs,
+    baselineMs: ahead.baselineMs,
+    targetMs: ahead.baselineMs + 10,
+    note: "usePrestartedShells(): the fork is off the command's path, so this is what the sandbox itself adds",
+  });
+  await onAhead.session.dispose();
+  await offAhead.session.dispose();
   rmSync(workingDir, { recursive: true, force: true });
 };
 

@@ -53,6 +53,7 @@ export {
   createTerminalHandler,
   denyAllHandler,
 } from "./permissions/handlers.js";
+export { usePrestartedShells } from "./process/prestart.js";
 export {
   allTools,
   builtinTools,
