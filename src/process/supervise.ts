@@ -89,6 +89,8 @@ export interface Supervised {
  * guarantees that when it ends, however it ends, nothing it started is left running.
  */
 export function supervise(options: SuperviseOptions): Supervised {
+  // Before anything can start: a prestarted shell may exec and fork as soon as it is claimed.
+  const mark = pidMark();
   const prestarted =
     options.stdin === undefined
       ? options.prestarted?.claim(options.file, options.args, options.cwd, options.env)
@@ -99,12 +101,11 @@ export function supervise(options: SuperviseOptions): Supervised {
   try {
     if (prestarted) {
       ({ child, marker } = prestarted);
-      // Everything the command starts is created after this moment; its shell, created before, is added.
-      const mark = pidMark();
+      // Everything the command starts is created after the mark; its shell, created before, is added.
       pidsBefore = mark && { ...mark, also: [child.pid!] };
     } else {
       marker = newRunMarker();
-      pidsBefore = pidMark();
+      pidsBefore = mark;
       child = spawn(options.file, options.args, {
         cwd: options.cwd,
         env: { ...options.env, [RUN_MARKER_VAR]: marker },

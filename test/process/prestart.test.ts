@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import {
   existsSync,
   mkdirSync,
@@ -63,8 +64,9 @@ describe("a shell started ahead of its command", () => {
   });
 
   it("gives the command the same environment, directory and shell level as a spawned one", async () => {
+    const QUOTED = `it's "quoted" $HOME \`x\` \\ and\nnew line ünï`;
     const ctx = unsandboxed({
-      QUOTED: `it's "quoted" $HOME \`x\` \\ and\nnew line`,
+      QUOTED,
       EMPTY: "",
       LC_ALL: "C.UTF-8",
       TMOUT: "1",
@@ -72,7 +74,8 @@ describe("a shell started ahead of its command", () => {
       POSIXLY_CORRECT: "",
     });
     const probe =
-      "env -0 | grep -zEv '^(_|CC_TOOLS_RUN)=' | sort -z | od -c; echo \"SHLVL=$SHLVL PWD=$PWD\"; shopt -po posix";
+      "env -0 | grep -zEv '^(_|CC_TOOLS_RUN)=' | sort -z | od -c; echo \"SHLVL=$SHLVL PWD=$PWD\"; shopt -po posix; " +
+      'printf %s "$QUOTED" | sha256sum';
     const spawned = await bash(ctx, probe);
     const pid = await waitingShell(ctx);
     // TMOUT=1: the waiting shell must not have timed out its read.
@@ -81,7 +84,9 @@ describe("a shell started ahead of its command", () => {
     const prestarted = await bash(ctx, `echo $$; ${probe}`);
     expect(prestarted.result.isError).toBe(false);
     expect(prestarted.text).toBe(`${pid}\n${spawned.text}`);
-    expect(prestarted.text).toMatch(/Q {3}U {3}O {3}T {3}E {3}D/);
+    // The hostile value arrived whole.
+    const quoted = createHash("sha256").update(QUOTED).digest("hex");
+    expect(prestarted.text).toContain(`${quoted}  -`);
   });
 
   it("is not started where the environment would act in it (SHELLOPTS, exported functions)", async () => {
@@ -196,6 +201,28 @@ describe("a shell started ahead of its command", () => {
     await waitingShell(ctx);
     const timedOut = await bash(ctx, `trap '' TERM; sleep ${seconds}; echo after`, { timeout: 300 });
     expect(timedOut.result.metadata).toMatchObject({ endedBy: "timeout" });
+    expect(await eventually(() => survivors(`sleep ${seconds}`).length === 0)).toBe(true);
+  });
+
+  it("marks the command's processes before it can start any, however long the host stalls after the claim", async () => {
+    const ctx = unsandboxed();
+    await bash(ctx, "true");
+    await waitingShell(ctx);
+    const shell = ctx.session.get(prestartSlot).shell!;
+    const claim = shell.claim.bind(shell);
+    // The host stalls (a GC pause, preemption) right after handing over the command, while it forks.
+    shell.claim = (...args) => {
+      const run = claim(...args);
+      const until = Date.now() + 400;
+      while (Date.now() < until) {
+        // busy
+      }
+      return run;
+    };
+    const seconds = uniqueSeconds();
+    const { text } = await bash(ctx, `sleep ${seconds} & echo started`);
+    expect(shell.ran).toBe(true);
+    expect(text).toMatch(/Processes the command left running were stopped/);
     expect(await eventually(() => survivors(`sleep ${seconds}`).length === 0)).toBe(true);
   });
 

@@ -47,7 +47,7 @@ async function execute(input: Input, ctx: ToolCallContext): Promise<ToolResult> 
     );
   }
   const backend = await searchBackendHiding(hiddenFromSearch(ctx, "Glob"));
-  const { newest: shown, total } = await backend.newestFiles(
+  const listing = backend.newestFiles(
     {
       cwd: ctx.workingDir,
       root,
@@ -61,8 +61,8 @@ async function execute(input: Input, ctx: ToolCallContext): Promise<ToolResult> 
     },
     MAX_GLOB_RESULTS,
   );
-  // rg may have run in the session's waiting shell: the next command gets another.
-  prestartFor(ctx);
+  // rg may have run in the session's waiting shell (also when it then failed): the next command gets another.
+  const { newest: shown, total } = await listing.finally(() => prestartFor(ctx));
   if (total === 0)
     return ToolResult.success(`No files found${hiddenNote(backend)}`, { backend: backend.name });
   const rules = new IgnoreRules(root, { explicitRoot: false });

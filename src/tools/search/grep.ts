@@ -111,9 +111,13 @@ async function skippedNote(backend: SearchBackend, query: GrepQuery, signal: Abo
 
 async function execute(input: Input, ctx: ToolCallContext): Promise<ToolResult> {
   const backend = await searchBackendHiding(hiddenFromSearch(ctx, "Grep"));
-  const result = await search(input, ctx, backend);
-  // rg may have run in the session's waiting shell: the next command gets another.
-  prestartFor(ctx);
+  let result: ToolResult;
+  try {
+    result = await search(input, ctx, backend);
+  } finally {
+    // rg may have run in the session's waiting shell (also when it then failed): the next command gets another.
+    prestartFor(ctx);
+  }
   const note = unsearchedNote(backend);
   const [first, ...rest] = result.content;
   if (!note || first?.type !== "text") return result;
