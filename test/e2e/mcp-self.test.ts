@@ -113,13 +113,15 @@ describe("cc-tools never starts itself", () => {
     const { env } = setUp();
     const dir = tempDir("cc-tools-deep-");
     mkdirSync(join(dir, "sub"));
-    mcpJson(dir, { other: { command: "sh", args: ["-c", "sleep 30"] } });
+    // A duration no other test uses: tests in other workers run `sleep 30` commands of their own.
+    const sleeper = `sleep 30.${process.pid}3`;
+    mcpJson(dir, { other: { command: "sh", args: ["-c", sleeper] } });
     const status = cli(["mcp-servers", "--cwd", dir, "--json"], { env: { ...env, CC_TOOLS_MCP_DEPTH: "1" } });
     const [server] = (JSON.parse(status.stdout) as { servers: Array<{ status: string; reason: string }> })
       .servers;
     expect(server!.status).toBe("skipped");
     expect(server!.reason).toContain("CC_TOOLS_MCP_DEPTH=1");
-    expect(await processesMatching("sleep 30")).toEqual([]);
+    expect(await processesMatching(sleeper)).toEqual([]);
   });
 
   it("an HTTP URL that points back at the server itself is recognised and skipped", async () => {

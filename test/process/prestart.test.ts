@@ -167,7 +167,9 @@ describe("a shell started ahead of its command", () => {
       const probe = "env -0 | grep -zEv '^(_|CC_TOOLS_RUN)=' | sort -z | od -c";
       const spawned = await bash(ctx, probe);
       await waitingShell(ctx);
-      expect((await bash(ctx, probe)).text).toBe(spawned.text);
+      // The command's own bash may warn too (SHLVL 1000), on stderr, before or after stdout arrives.
+      const lines = (text: string) => text.split("\n").sort();
+      expect(lines((await bash(ctx, probe)).text)).toEqual(lines(spawned.text));
     }
   });
 
