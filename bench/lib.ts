@@ -58,6 +58,8 @@ export async function timeInterleaved<K extends string>(
   contestants: Partial<Record<K, (() => Promise<unknown> | unknown) | undefined>>,
   runs = 15,
   warmup = 3,
+  /** A pause before each call, not timed: the time a model takes between calls, with the machine quiet. */
+  pauseMs = 0,
 ): Promise<Record<K, number>> {
   const entries = Object.entries(contestants).filter(([, fn]) => fn !== undefined) as Array<
     [K, () => Promise<unknown> | unknown]
@@ -65,6 +67,7 @@ export async function timeInterleaved<K extends string>(
   const samples = new Map<K, number[]>(entries.map(([k]) => [k, []]));
   for (let i = 0; i < warmup + runs; i++) {
     for (const [key, fn] of entries) {
+      if (pauseMs > 0) await new Promise((resolve) => setTimeout(resolve, pauseMs));
       const start = performance.now();
       await fn();
       if (i >= warmup) samples.get(key)!.push(performance.now() - start);
@@ -104,7 +107,10 @@ export async function timePair(
   baseline: () => Promise<unknown> | unknown,
   runs = 15,
   warmup = 3,
+  /** A pause before each call, not timed: the time a model takes between calls. */
+  pauseMs = 0,
 ): Promise<{ oursMs: number; baselineMs: number }> {
+  const pause = () => (pauseMs > 0 ? new Promise((resolve) => setTimeout(resolve, pauseMs)) : undefined);
   for (let i = 0; i < warmup; i++) {
     await ours();
     await baseline();
@@ -112,9 +118,11 @@ export async function timePair(
   const a: number[] = [];
   const b: number[] = [];
   for (let i = 0; i < runs; i++) {
+    await pause();
     let start = performance.now();
     await ours();
     a.push(performance.now() - start);
+    await pause();
     start = performance.now();
     await baseline();
     b.push(performance.now() - start);

@@ -21,6 +21,9 @@ import { type Bench, runCommand, timeInterleaved } from "./lib.js";
 import { corpus, GLOB, mib, NEEDLE, writeFixtures } from "./support/corpus.js";
 import { CLI, FILESYSTEM, sampleRss, startServer, treeRssMb } from "./support/mcp-client.js";
 
+/** The pause before each call of the Bash series (see there). */
+const BASH_PAUSE_MS = 50;
+
 const PEER = "server-filesystem";
 
 const bench: Bench = async (report, options) => {
@@ -215,6 +218,9 @@ const bench: Bench = async (report, options) => {
         },
         options.quick ? 15 : 45,
         3,
+        // Calls come seconds apart from a model: without a pause, each server would start its next shell
+        // while the others' calls run, and the 2 cores' contention would blur the rows into each other.
+        BASH_PAUSE_MS,
       );
       const [sandboxedRss, unsandboxedRss, longLivedRss] = bashRss.stop();
       seriesPeak = Math.max(seriesPeak, longLivedRss!);

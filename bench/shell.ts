@@ -22,6 +22,9 @@ function rawBash(command: string, cwd: string): Promise<string> {
   });
 }
 
+/** The pause between calls in the rows with shells started ahead (a model takes far longer). */
+const THINK_MS = 50;
+
 const bench: Bench = async (report) => {
   const workingDir = realpathSync(mkdtempSync(join(tmpdir(), "cc-tools-bench-shell-")));
   // The pipeline's own cost, apart from the sandbox (measured below against this).
@@ -61,7 +64,8 @@ const bench: Bench = async (report) => {
   await ctx.session.dispose();
 
   // As the MCP server and the agent run commands: each session's next bash started ahead of its command
-  // (src/process/prestart.ts), so neither call waits for this process to fork.
+  // (src/process/prestart.ts), so neither call waits for this process to fork. It is started once the
+  // process has been quiet for a moment, so the calls come with a pause between them, as from a model.
   usePrestartedShells();
   const offAhead = createToolContext({ workingDir, permissionMode: "bypassPermissions", config });
   const onAhead = createToolContext({ workingDir, permissionMode: "bypassPermissions" });
@@ -70,6 +74,7 @@ const bench: Bench = async (report) => {
     () => runTool("Bash", { command: "echo hi" }, offAhead),
     30,
     5,
+    THINK_MS,
   );
   report({
     name: "Bash echo hi in the OS sandbox, shells started ahead (as the MCP server runs them)",
@@ -77,7 +82,7 @@ const bench: Bench = async (report) => {
     oursMs: ahead.oursMs,
     baselineMs: ahead.baselineMs,
     targetMs: ahead.baselineMs + 10,
-    note: "usePrestartedShells(): the fork is off the command's path, so this is what the sandbox itself adds",
+    note: `usePrestartedShells(), ${THINK_MS} ms between calls: the fork is off the command's path, so this is what the sandbox itself adds`,
   });
   await onAhead.session.dispose();
   await offAhead.session.dispose();

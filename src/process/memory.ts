@@ -103,6 +103,11 @@ export function bufferDropped(): void {
   timer.unref();
 }
 
+/** How many calls of this process are running now. */
+export function callsRunning(): number {
+  return running;
+}
+
 /** Marks the start of a call: no collection runs until every started call has ended. */
 export function callStarted(): void {
   running++;

@@ -7,6 +7,7 @@ import type { Session, SessionSlot } from "../core/session.js";
 import { modelCommandEnv } from "./env.js";
 import { newRunMarker, RUN_MARKER_VAR } from "./escapees.js";
 import { trackGroup, untrackGroup } from "./groups.js";
+import { callsRunning } from "./memory.js";
 import { locateExecutable, shQuote } from "./shells.js";
 
 /**
@@ -289,11 +290,26 @@ function refPipe(pipe: unknown): void {
   (pipe as { ref?: () => void } | null)?.ref?.();
 }
 
-let enabled = false;
+/**
+ * How long the process must have been without a running call before a session's next shell is started:
+ * calls that come back to back (a batch, a loop) would otherwise wait for that fork, and for the waiting
+ * shell's own start, instead of the one fork a spawn costs. Past the first check, it is checked again this
+ * often while calls run, up to PRESTART_MAX_CHECKS times.
+ */
+const PRESTART_QUIET_MS = 10;
+const PRESTART_MAX_CHECKS = 50;
 
-/** Makes this process start each session's next shell ahead of its command (a long-running host calls it). */
-export function usePrestartedShells(): void {
+let enabled = false;
+let quietMs = PRESTART_QUIET_MS;
+
+/**
+ * Makes this process start each session's next shell ahead of its command (a long-running host calls it).
+ * `quietMs`: how long the process must have had no running call first (PRESTART_QUIET_MS by default); 0
+ * starts it at once, also while other calls run (the tests that run whole suites through waiting shells).
+ */
+export function usePrestartedShells(options: { quietMs?: number } = {}): void {
   enabled = true;
+  quietMs = options.quietMs ?? PRESTART_QUIET_MS;
 }
 
 interface PrestartState {
@@ -345,8 +361,8 @@ export function runInWaitingShell(
 }
 
 /**
- * Starts the session's next shell once the current turn of the event loop is over (after the result that
- * ended the last call is on its way), where and as the next Bash command would run.
+ * Starts the session's next shell once the process has been quiet for PRESTART_QUIET_MS (the model is
+ * thinking), where and as the next Bash command would run.
  */
 export function prestartFor(ctx: ToolContext): void {
   if (!enabled) return;
@@ -355,9 +371,18 @@ export function prestartFor(ctx: ToolContext): void {
   if (state.shell?.died) state.givenUp = true;
   if (state.givenUp || state.scheduled || state.shell?.waiting) return;
   state.scheduled = true;
-  setImmediate(() => {
+  let checks = 0;
+  const check = () => {
+    if (session.isDisposed || state.givenUp || state.shell?.waiting) {
+      state.scheduled = false;
+      return;
+    }
+    if (quietMs > 0 && callsRunning() > 0) {
+      if (++checks < PRESTART_MAX_CHECKS) setTimeout(check, quietMs).unref();
+      else state.scheduled = false;
+      return;
+    }
     state.scheduled = false;
-    if (session.isDisposed || state.givenUp || state.shell?.waiting) return;
     try {
       const env = modelCommandEnv(ctx.config.env, ctx.config.envPassthrough);
       // An environment with an exported function or SHELLOPTS would act in the waiting shell itself.
@@ -370,5 +395,6 @@ export function prestartFor(ctx: ToolContext): void {
     } catch (error) {
       log.debug("could not start a shell ahead of the next command", error);
     }
-  });
+  };
+  setTimeout(check, quietMs).unref();
 }

@@ -18,7 +18,6 @@ import { runTool } from "../../src/executor/run.js";
 import { prestartSlot, usePrestartedShells } from "../../src/process/prestart.js";
 import { emptySettings } from "../../src/settings/types.js";
 import { tempDir, testContext } from "../helpers/context.js";
-import { nextTurn } from "../sandbox/helpers.js";
 import { eventually, survivors, uniqueSeconds } from "./ps.js";
 
 // As the MCP server and the agent run: each session's next bash is started ahead of its command.
@@ -29,9 +28,14 @@ async function bash(ctx: ToolContext, command: string, extra: Record<string, unk
   return { result, text: ToolResult.text(result) };
 }
 
-/** The pid of the shell waiting for the session's next command (after a turn of the event loop). */
+/** Long enough for a shell to have been started ahead, where one would be. */
+function quiet(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 200));
+}
+
+/** The pid of the shell waiting for the session's next command (started once the process is quiet). */
 async function waitingShell(ctx: ToolContext): Promise<number> {
-  await nextTurn();
+  await eventually(() => ctx.session.get(prestartSlot).shell?.waiting === true, 2_000);
   const shell = ctx.session.get(prestartSlot).shell;
   expect(shell?.waiting).toBe(true);
   return shell!.pid!;
@@ -97,7 +101,7 @@ describe("a shell started ahead of its command", () => {
     for (const env of envs) {
       const ctx = unsandboxed(env);
       const first = await bash(ctx, "echo one");
-      await nextTurn();
+      await quiet();
       expect(ctx.session.get(prestartSlot).shell).toBeUndefined();
       const second = await bash(ctx, "echo one");
       // xtrace shows the wrapper, whose directory file has a fresh name per command, and traces its first
@@ -176,7 +180,7 @@ describe("a shell started ahead of its command", () => {
   it("leaves a command near the kernel's argument limits to a spawn, which fails the same way", async () => {
     const ctx = unsandboxed({ HUGE: "x".repeat(200_000) });
     const spawned = await bash(ctx, "echo never");
-    await nextTurn();
+    await quiet();
     const again = await bash(ctx, "echo never");
     expect(again.text).toBe(spawned.text);
     expect(again.result.isError).toBe(true);
@@ -226,6 +230,26 @@ describe("a shell started ahead of its command", () => {
     expect(shell.ran).toBe(true);
     expect(text).toMatch(/Processes the command left running were stopped/);
     expect(await eventually(() => survivors(`sleep ${seconds}`).length === 0)).toBe(true);
+  });
+
+  it("is not started while calls come back to back, so none of them waits for its fork", async () => {
+    const ctx = unsandboxed();
+    const state = ctx.session.get(prestartSlot);
+    let started = 0;
+    let current = state.shell;
+    Object.defineProperty(state, "shell", {
+      get: () => current,
+      set: (shell) => {
+        if (shell) started++;
+        current = shell;
+      },
+    });
+    // Each call outlasts the quiet time, and the next one comes at once: every one spawns.
+    for (let i = 0; i < 5; i++) await bash(ctx, "sleep 0.05");
+    expect(started).toBe(0);
+    // Once the process is quiet, one is started.
+    await waitingShell(ctx);
+    expect(started).toBe(1);
   });
 
   it("runs long commands and background jobs", async () => {
@@ -289,9 +313,8 @@ console.log("ready");`,
     const ctx = testContext();
     const outside = tempDir();
     await bash(ctx, "true");
-    await nextTurn();
+    await waitingShell(ctx);
     const shell = ctx.session.get(prestartSlot).shell!;
-    expect(shell.waiting).toBe(true);
     // Made after the shell started: the policy is built when the command comes.
     mkdirSync(join(ctx.workingDir, ".claude"));
     const { result, text } = await bash(
@@ -335,7 +358,7 @@ console.log("ready");`,
 import { prestartSlot } from ${JSON.stringify(join(process.cwd(), "src/process/prestart.ts"))};
 const ctx = createToolContext({ workingDir: process.argv[2], permissionMode: "bypassPermissions" });
 await runTool("Bash", { command: "true", dangerouslyDisableSandbox: true }, ctx);
-await new Promise((r) => setImmediate(r));
+await new Promise((r) => setTimeout(r, 200));
 console.log(JSON.stringify(ctx.session.get(prestartSlot).shell === undefined));
 await ctx.session.dispose();`;
     const dir = tempDir();
