@@ -16,20 +16,20 @@ import { locateExecutable, shQuote } from "./shells.js";
  * Spawning forks the spawner, and the fork of a Node process (with the exec that follows it) blocks the
  * event loop for a time that grows with the process: 7 to 10 ms per command on the 2-core VM of
  * docs/PERFORMANCE.md, against about 1 ms for bash to fork itself. A host that runs commands all session
- * (the MCP server, the agent) therefore keeps one small bash waiting, started in the session's directory
- * with the next command's environment, as soon as the previous command has ended (when the model is
- * thinking). When the command comes, the waiting bash reads a short script from its stdin and `exec`s the
- * command's own argv: the very process a spawn would have started (`bash -c …`, or bubblewrap around it),
- * in its own session and process group, with stdin on /dev/null, the same pid for the supervisor, the
- * same environment and the same directory. Everything judged per command (permissions, the sandbox's
- * policy and its stand-ins) is still judged at the command's time: only the fork moved.
+ * (the MCP server, the agent) therefore keeps one small bash waiting, in `/` with the next command's
+ * environment, started once the previous command (or search) has ended and the process has been quiet for
+ * a moment (the model is thinking). When the command comes, the waiting bash reads a short script from its
+ * stdin, enters the command's directory (resolved then, as a spawn's chdir would) and `exec`s the command's
+ * own argv: the very process a spawn would have started (`bash -c …`, bubblewrap around it, or rg), in its
+ * own session and process group, with stdin on /dev/null, the same pid for the supervisor and the same
+ * environment. Everything judged per command (permissions, the sandbox's policy and its stand-ins) is
+ * still judged at the command's time: only the fork moved.
  *
- * It is used only when the result is provably the same as a spawn: the directory is the same directory
- * (the very inode, not only the path), and the environments differ only in plain variables the script can
- * set. Anything else (a cd to elsewhere, an exported function, SHELLOPTS, a NUL in an argument, stdin
- * input) spawns as before, and the waiting bash is killed.
+ * It is used only when the result is provably the same as a spawn: the environments differ only in plain
+ * variables the script can set. Anything else (an exported function, SHELLOPTS, a NUL in an argument,
+ * arguments near E2BIG, stdin input) spawns as before, and the waiting bash is killed.
  *
- * The waiting bash costs about 3.5 MB. It ends with its session, when this process exits (its group is
+ * The waiting bash costs about 2 MB. It ends with its session, when this process exits (its group is
  * tracked like a command's), and on its own when its stdin reaches EOF (this process was killed).
  */
 
