@@ -55,14 +55,21 @@ export function lockPath(target: string): string {
 }
 
 /**
- * True when the lock directory `dir` is a leftover: its owner's pid is dead, or (a pid can be reused, and
- * a lock just made has no owner file yet) it has not been refreshed for LOCK_STALE_MS.
+ * True when the lock directory `dir` is a leftover: it has no owner file, its owner's pid is dead, or (a
+ * pid can be reused) it has not been refreshed for LOCK_STALE_MS. A lock is renamed into place with its
+ * owner file and loses it only while being released, so one without it is a release that a kill cut
+ * short (between the unlink and the rmdir) or one finishing now: taking it over is safe either way.
  */
 export async function lockIsStale(dir: string, mtimeMs: number): Promise<boolean> {
   if (Date.now() - mtimeMs > LOCK_STALE_MS) return true;
-  const owner = await readFile(join(dir, LOCK_OWNER_FILE), "utf8").catch(() => undefined);
+  let owner: string;
+  try {
+    owner = await readFile(join(dir, LOCK_OWNER_FILE), "utf8");
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ENOENT";
+  }
   const pid = Number(owner);
-  return owner !== undefined && Number.isInteger(pid) && pid > 0 && pid !== process.pid && !processAlive(pid);
+  return Number.isInteger(pid) && pid > 0 && pid !== process.pid && !processAlive(pid);
 }
 
 /** Removes a lock directory and its owner file; false when it was not there or not a lock. */

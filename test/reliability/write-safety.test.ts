@@ -51,6 +51,24 @@ describe("writes that must not go ahead, and names that must work", () => {
     expect(edit.isError, edit.text).toBe(false);
     expect(readdirSync(ctx.workingDir)).toEqual(["a.txt"]);
   });
+
+  it("takes over at once a fresh lock whose owner is dead or whose release a kill cut short", async () => {
+    const ctx = fileContext();
+    const path = join(ctx.workingDir, "a.txt");
+    writeFileSync(path, "a\n");
+    const dead = spawnSync("true").pid!;
+    mkdirSync(lockPath(path));
+    writeFileSync(join(lockPath(path), "owner"), String(dead));
+    // A release is unlink(owner) then rmdir: a writer killed between the two leaves an ownerless lock,
+    // here another file's, which the sweep must remove.
+    mkdirSync(lockPath(join(ctx.workingDir, "b.txt")));
+    await call(ctx, "Read", { file_path: path });
+    const started = Date.now();
+    const edit = await call(ctx, "Edit", { file_path: path, old_string: "a", new_string: "b" });
+    expect(edit.isError, edit.text).toBe(false);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(readdirSync(ctx.workingDir)).toEqual(["a.txt"]);
+  });
 });
 
 /** Sets or lists user.* extended attributes through Python (Node has no xattr API); undefined when unsupported. */
