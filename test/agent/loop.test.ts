@@ -40,14 +40,19 @@ async function setup(
     files?: Record<string, string>;
     retry?: { baseDelayMs: number; maxDelayMs: number };
     tools?: AnyTool[];
+    /**
+     * How long a model request may go without a byte before it counts as stalled and is retried (2 s, so
+     * the stall tests run quickly); a stand-in step that waits for a process of its own needs longer.
+     */
+    idleMs?: number;
   } = {},
 ) {
   const stand = await startStandIn(steps);
   stands.push(stand);
   const provider: ModelProvider =
     options.flavour === "openai"
-      ? openAIProvider({ apiKey: "local", baseURL: `${stand.url}/v1`, idleMs: 2_000 })
-      : anthropicProvider({ apiKey: "test-key", baseURL: stand.url, idleMs: 2_000 });
+      ? openAIProvider({ apiKey: "local", baseURL: `${stand.url}/v1`, idleMs: options.idleMs ?? 2_000 })
+      : anthropicProvider({ apiKey: "test-key", baseURL: stand.url, idleMs: options.idleMs ?? 2_000 });
   const runtime = new AgentRuntime({
     provider,
     model: "claude-sonnet-5-5",
@@ -689,6 +694,8 @@ describe("Task sub-agents", () => {
         ],
         [toolCall("Bash", { command: `sleep ${seconds}` }), text("slept")],
       ),
+      // The second step waits for the sub-agent's sleep before it answers: under load that is seconds.
+      { idleMs: 30_000 },
     );
     const result = await agent.run("start and stop", new AbortController().signal);
     expect(result.text).toBe("stopped it");

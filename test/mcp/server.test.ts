@@ -323,7 +323,8 @@ describe("MCP server over Streamable HTTP: broken clients", () => {
       host: "127.0.0.1",
       port: 0,
       sessionIdleMs: 60_000,
-      sessionWithJobsIdleMs: 300,
+      // Long enough that the job is seen running under load before the sweep closes the session.
+      sessionWithJobsIdleMs: 1_500,
     });
     cleanups.push(() => served.close());
     const session = await rawSession(served.url);

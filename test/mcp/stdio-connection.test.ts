@@ -269,7 +269,8 @@ describe("cc-tools mcp over a pipe", () => {
     "kills a call still running when the client has closed stdin, after the drain time",
     async () => {
       const dir = tempDir();
-      const marker = `sleep ${40 + Math.floor(Math.random() * 1000)}`;
+      // Unique to this run: another test's `sleep 95…` must not match it as a substring.
+      const marker = `sleep ${40 + Math.floor(Math.random() * 1000)}.${process.pid}`;
       const child = spawn(
         process.execPath,
         [CLI, "mcp", "--cwd", dir, "--permission-mode", "bypassPermissions"],

@@ -1,8 +1,8 @@
 import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { groupWaitsForInput } from "../../src/process/input-wait.js";
+import { eventually } from "./ps.js";
 
-const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function group(script: string) {
   return spawn("bash", ["-c", script], { detached: true, stdio: "ignore" });
@@ -16,15 +16,14 @@ describe("groupWaitsForInput", () => {
     const pipeline = group("(sleep 30; echo x) | cat");
     const all = [fifo, sleeping, busy, pipeline];
     try {
-      await wait(600);
-      expect(groupWaitsForInput(fifo.pid!)).toBe(true);
+      // The FIFO's group needs bash, mktemp and mkfifo before it blocks: seconds under load.
+      expect(await eventually(() => groupWaitsForInput(fifo.pid!) === true, 10_000)).toBe(true);
       expect(groupWaitsForInput(sleeping.pid!)).toBe(false);
       expect(groupWaitsForInput(busy.pid!)).toBe(false);
       expect(groupWaitsForInput(pipeline.pid!)).toBe(false);
     } finally {
       for (const child of all) process.kill(-child.pid!, "SIGKILL");
     }
-    await wait(200);
-    expect(groupWaitsForInput(fifo.pid!)).toBe(false);
+    expect(await eventually(() => groupWaitsForInput(fifo.pid!) === false)).toBe(true);
   });
 });

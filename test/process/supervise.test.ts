@@ -44,7 +44,10 @@ describe("supervise", () => {
   });
 
   it("returns a time-out at its time, then escalates to SIGKILL when the group ignores SIGTERM", async () => {
-    const { supervised } = run("trap '' TERM; echo ready; while :; do sleep 0.05; done", { timeoutMs: 200 });
+    const { supervised } = run("trap '' TERM; echo ready; while :; do sleep 0.05; done", {
+      // Long enough for bash to start and set the trap under load: SIGTERM before it would end it.
+      timeoutMs: 1_000,
+    });
     const outcome = await supervised.done;
     expect(outcome).toMatchObject({ reason: "timeout", stillStopping: true });
     expect(groupAlive(supervised.pid!)).toBe(true);

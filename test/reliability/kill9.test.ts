@@ -104,7 +104,11 @@ describe("kill -9 during writes", () => {
     // The next write in the directory sweeps what the killed writers left.
     const sweeper = new ToolWorker(dir);
     await sweeper.ready;
-    await sweeper.call("Write", { file_path: join(dir, "after.txt"), content: "after\n" });
+    // A new name each try: a retry of this test reuses the directory, and a Write over the first try's
+    // file (never Read) would be refused before it swept anything.
+    const after = join(dir, `after-${Date.now()}-${Math.random().toString(36).slice(2)}.txt`);
+    const swept = await sweeper.call("Write", { file_path: after, content: "after\n" });
+    expect(swept.isError, JSON.stringify(swept)).toBe(false);
     sweeper.stop();
     console.log(
       `kill -9 harness (tools): ${RUNS} kills, ${corrupted} corrupted files, ${tempsAfterKill} temp files and ${locksAfterKill} locks right after the kills, ${leftoverTemps().length} and ${leftoverLocks().length} after the next write`,
