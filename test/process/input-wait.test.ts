@@ -3,7 +3,6 @@ import { describe, expect, it } from "vitest";
 import { groupWaitsForInput } from "../../src/process/input-wait.js";
 import { eventually } from "./ps.js";
 
-
 function group(script: string) {
   return spawn("bash", ["-c", script], { detached: true, stdio: "ignore" });
 }
