@@ -50,6 +50,11 @@ export type Bench = (report: Report, options: BenchOptions) => Promise<void>;
 
 const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
 
+/** Waits `ms` (untimed, between calls); nothing when 0. */
+async function pause(ms: number): Promise<void> {
+  if (ms > 0) await new Promise((resolve) => setTimeout(resolve, ms));
+}
+
 /**
  * Runs every contestant once per round, in turn, so drift in machine load hits all alike; returns each
  * one's median. A contestant that is undefined (a peer not installed) is skipped.
@@ -67,7 +72,7 @@ export async function timeInterleaved<K extends string>(
   const samples = new Map<K, number[]>(entries.map(([k]) => [k, []]));
   for (let i = 0; i < warmup + runs; i++) {
     for (const [key, fn] of entries) {
-      if (pauseMs > 0) await new Promise((resolve) => setTimeout(resolve, pauseMs));
+      await pause(pauseMs);
       const start = performance.now();
       await fn();
       if (i >= warmup) samples.get(key)!.push(performance.now() - start);
@@ -110,7 +115,6 @@ export async function timePair(
   /** A pause before each call, not timed: the time a model takes between calls. */
   pauseMs = 0,
 ): Promise<{ oursMs: number; baselineMs: number }> {
-  const pause = () => (pauseMs > 0 ? new Promise((resolve) => setTimeout(resolve, pauseMs)) : undefined);
   for (let i = 0; i < warmup; i++) {
     await ours();
     await baseline();
@@ -118,11 +122,11 @@ export async function timePair(
   const a: number[] = [];
   const b: number[] = [];
   for (let i = 0; i < runs; i++) {
-    await pause();
+    await pause(pauseMs);
     let start = performance.now();
     await ours();
     a.push(performance.now() - start);
-    await pause();
+    await pause(pauseMs);
     start = performance.now();
     await baseline();
     b.push(performance.now() - start);
