@@ -12,8 +12,8 @@ import { LOCK_OWNER_FILE, LOCK_STALE_MS, lockIsStale, lockPath, removeLockDir } 
  * keeps two cc-tools processes from interleaving a read-modify-rename of the same file. Git never tracks an
  * empty directory, and the lock exists only while a write runs; the process removes it on exit.
  *
- * A lock left by a killed process is taken over at once when its owner file names a dead pid, and in any
- * case once untouched for LOCK_STALE_MS (the holder refreshes its mtime every LOCK_REFRESH_MS). A takeover
+ * A lock left by a killed process is taken over at once when its owner file names a dead pid or is gone (a
+ * release cut short), and in any case once untouched for LOCK_STALE_MS (the holder refreshes its mtime every LOCK_REFRESH_MS). A takeover
  * renames the lock away first, so two processes that both see it stale cannot both take it. Writers that do not take the lock (an editor, a script) are not
  * stopped by it; the re-check of the content around the rename (see tools/file/guard.ts) catches them.
  *

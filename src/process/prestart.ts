@@ -291,10 +291,10 @@ function refPipe(pipe: unknown): void {
 }
 
 /**
- * How long the process must have been without a running call before a session's next shell is started:
- * calls that come back to back (a batch, a loop) would otherwise wait for that fork, and for the waiting
- * shell's own start, instead of the one fork a spawn costs. Past the first check, it is checked again this
- * often while calls run, up to PRESTART_MAX_CHECKS times.
+ * How long after a call ends the session's next shell is started, if no call is running then: calls that
+ * come back to back (a batch, a loop) would otherwise wait for that fork, and for the waiting shell's own
+ * start, instead of the one fork a spawn costs. While calls run, it is checked again this often, up to
+ * PRESTART_MAX_CHECKS times.
  */
 const PRESTART_QUIET_MS = 10;
 const PRESTART_MAX_CHECKS = 50;
