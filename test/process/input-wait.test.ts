@@ -17,6 +17,9 @@ describe("groupWaitsForInput", () => {
     try {
       // The FIFO's group needs bash, mktemp and mkfifo before it blocks: seconds under load.
       expect(await eventually(() => groupWaitsForInput(fifo.pid!) === true, 10_000)).toBe(true);
+      // The others as well, until the kernel can tell (undefined: a group still starting).
+      for (const child of [sleeping, busy, pipeline])
+        await eventually(() => groupWaitsForInput(child.pid!) !== undefined, 10_000);
       expect(groupWaitsForInput(sleeping.pid!)).toBe(false);
       expect(groupWaitsForInput(busy.pid!)).toBe(false);
       expect(groupWaitsForInput(pipeline.pid!)).toBe(false);
