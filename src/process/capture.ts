@@ -40,7 +40,7 @@ export interface OutputSnapshot {
  * producer cannot pile up unwritten buffers).
  */
 export class OutputCapture {
-  private readonly decoder = new StringDecoder("utf8");
+  private decoder = new StringDecoder("utf8");
   private pending: Buffer[] = [];
   private inline = "";
   private head = "";
@@ -95,6 +95,23 @@ export class OutputCapture {
     }
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
+  }
+
+  /**
+   * Forgets all output so far and empties the file (which keeps its path): for a command that is started
+   * again because its first start never ran it (the sandbox could not be set up).
+   */
+  restart(): void {
+    this.decoder = new StringDecoder("utf8");
+    this.pending = [];
+    this.inline = this.head = this.tail = "";
+    this.total = this.fileBytes = 0;
+    this.fileComplete = true;
+    this.spilled = false;
+    this.lastOutputAt = Date.now();
+    if (this.fd === undefined) return;
+    closeSync(this.fd);
+    this.fd = openSync(this.path!, "w");
   }
 
   snapshot(): OutputSnapshot {

@@ -208,7 +208,7 @@ function finalStatus(outcome: Outcome): TaskStatus {
 export async function startBackground(request: ShellCommand, inlineChars: number): Promise<RunningTask> {
   const { command, ctx } = request;
   const prepared = prepare(request);
-  const spawned = await launch(request, prepared, undefined);
+  let spawned = await launch(request, prepared, undefined);
   const { cleanup } = prepared;
   const store = ctx.session.get(taskStoreSlot);
   const task = store.add("shell", command, (id) => {
@@ -220,21 +220,41 @@ export async function startBackground(request: ShellCommand, inlineChars: number
       eagerFile: true,
     });
     const write = (chunk: Buffer) => capture.write(chunk);
-    const supervised = supervise({ ...spawnOf(request, spawned), onStdout: write, onStderr: write });
-    const settled = supervised.done.then(async (outcome) => {
+    const run = () => supervise({ ...spawnOf(request, spawned), onStdout: write, onStderr: write });
+    let supervised = run();
+    let stopped = false;
+    const settled = (async () => {
+      let outcome = await supervised.done;
       await spawned.release();
+      // As runForeground does: bwrap refused to set up, so the command never ran and one more start is
+      // safe. Its output file is emptied of bwrap's line only once the second start is under way.
+      const { whole, head } = capture.snapshot();
+      if (!stopped && spawned.setupFailed(whole ?? head, outcome.exitCode)) {
+        const again = await launch(request, prepared, undefined).catch(() => undefined);
+        if (again && stopped) {
+          await again.release();
+          outcome = { ...outcome, reason: "stopped" };
+        } else if (again) {
+          spawned = again;
+          capture.restart();
+          supervised = run();
+          outcome = await supervised.done;
+          await spawned.release();
+        }
+      }
       cleanup();
       capture.finish();
       const self = store.get(id)!;
       self.status = finalStatus(outcome);
       self.exitCode = outcome.exitCode;
       self.endedAt = Date.now();
-    });
+    })();
     return {
       outputFile: capture.file!,
       output: () => capture.snapshot(),
       settled,
       stop: async () => {
+        stopped = true;
         await supervised.stop();
         await settled;
       },

@@ -60,4 +60,15 @@ describe("OutputCapture", () => {
     c.finish();
     expect(c.snapshot().whole).toBe("ab");
   });
+
+  it("forgets everything on restart, spilled output and a half-written character included", () => {
+    const c = capture(tempDir(), { eagerFile: true, maxFileBytes: 30 });
+    c.write(Buffer.from("y".repeat(40)));
+    c.write(Buffer.from("é").subarray(0, 1));
+    c.restart();
+    c.write(Buffer.from("again"));
+    c.finish();
+    expect(c.snapshot()).toMatchObject({ whole: "again", totalChars: 5, fileComplete: true });
+    expect(readFileSync(c.file!, "utf8")).toBe("again");
+  });
 });
