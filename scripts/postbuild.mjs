@@ -21,6 +21,8 @@ const common = {
   platform: "node",
   target: "node20",
   sourcemap: "linked",
+  minifyWhitespace: true,
+  minifySyntax: true,
   logLevel: "warning",
 };
 
