@@ -1,4 +1,5 @@
 import { existsSync, lstatSync, readFileSync } from "node:fs";
+import { byCodeUnits } from "../core/order.js";
 import { isWithin } from "../fs/canonical.js";
 import type { SandboxPolicy } from "./policy.js";
 import { BWRAP_ISOLATION } from "./probe.js";
@@ -9,7 +10,7 @@ import { BWRAP_ISOLATION } from "./probe.js";
  */
 const UNREADABLE_DIR = (path: string) => ["--perms", "0000", "--tmpfs", path];
 
-const byDepth = (a: string, b: string) => a.split("/").length - b.split("/").length || a.localeCompare(b);
+const byDepth = (a: string, b: string) => a.split("/").length - b.split("/").length || byCodeUnits(a, b);
 
 /** What hides the Unix sockets: whole directories below /tmp, single files elsewhere. */
 export interface SocketMasks {

@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import type { Command } from "commander";
+import { byCodeUnits } from "../../core/order.js";
 import { EXIT_USAGE } from "../options.js";
 
 interface SessionsFlags {
@@ -19,7 +20,7 @@ async function list(flags: SessionsFlags): Promise<void> {
     .map((name) => ({ name, file: sessionPaths(name, workingDir).file }))
     .filter(({ file }) => existsSync(file))
     .map(({ name, file }) => ({ name, saved: statSync(file).mtime.toISOString(), file }))
-    .sort((a, b) => b.saved.localeCompare(a.saved));
+    .sort((a, b) => byCodeUnits(b.saved, a.saved));
   if (flags.json) {
     process.stdout.write(`${JSON.stringify({ workspace: workingDir, sessions }, null, 2)}\n`);
     return;

@@ -1,5 +1,6 @@
 import * as z from "zod";
 import type { ToolCallContext } from "../../core/context.js";
+import { byCodeUnits } from "../../core/order.js";
 import { PermissionLevel } from "../../core/permission-level.js";
 import { ToolResult } from "../../core/result.js";
 import { defineTool } from "../../core/tool.js";
@@ -159,7 +160,7 @@ async function search(input: Input, ctx: ToolCallContext, backend: SearchBackend
   }
 
   if (mode === "count") {
-    const counts = (await backend.countMatches(query)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const counts = (await backend.countMatches(query)).sort(([a], [b]) => byCodeUnits(a, b));
     if (counts.length === 0) {
       return ToolResult.success(`No matches found${await skippedNote(backend, query, ctx.signal)}`, metadata);
     }

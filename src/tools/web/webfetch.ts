@@ -23,6 +23,12 @@ function subjectUrl(url: string): string {
   }
 }
 
+/**
+ * "100,000": grouped by hand, not with toLocaleString, which loads ICU's number formatting and with it
+ * about 5 MB of the node binary's locale data into every server's resident memory, for this one string.
+ */
+const PAGE_CHARS_GROUPED = String(MAX_PAGE_CHARS).replace(/\B(?=(\d{3})+$)/g, ",");
+
 export const webFetchTool = defineTool({
   name: "WebFetch",
   description: `Fetches a URL and returns what the page says.
@@ -30,7 +36,7 @@ export const webFetchTool = defineTool({
 - prompt says what you want from the page. When a model is configured, a small fast model reads the page and answers the prompt, naming the source; otherwise the page content is returned and the result says the prompt was not applied.
 - http is upgraded to https (except for localhost); GitHub file URLs (github.com/…/blob/…) are fetched as raw text.
 - A redirect to another host is not followed: the result names the new URL; call WebFetch again with it.
-- Results hold at most ${MAX_PAGE_CHARS.toLocaleString("en-US")} characters of a page; a longer page is saved to a file the result names, which Read can page through.
+- Results hold at most ${PAGE_CHARS_GROUPED} characters of a page; a longer page is saved to a file the result names, which Read can page through.
 - Pages are cached for 15 minutes, so asking about the same page again is cheap.
 - Read-only: it cannot log in, post forms or run a page's scripts. Private, link-local and loopback addresses are refused unless an allow rule names the host.`,
   permissionLevel: "readOnly",
