@@ -223,32 +223,62 @@ export async function startBackground(request: ShellCommand, inlineChars: number
     const run = () => supervise({ ...spawnOf(request, spawned), onStdout: write, onStderr: write });
     let supervised = run();
     let stopped = false;
-    const settled = (async () => {
-      let outcome = await supervised.done;
+    const settle = async (): Promise<Outcome> => {
+      const first = await supervised.done;
       await spawned.release();
+      const { whole, head } = capture.snapshot();
+      if (stopped || !spawned.setupFailed(whole ?? head, first.exitCode)) return first;
       // As runForeground does: bwrap refused to set up, so the command never ran and one more start is
       // safe. Its output file is emptied of bwrap's line only once the second start is under way.
-      const { whole, head } = capture.snapshot();
-      if (!stopped && spawned.setupFailed(whole ?? head, outcome.exitCode)) {
-        const again = await launch(request, prepared, undefined).catch(() => undefined);
-        if (again && stopped) {
-          await again.release();
-          outcome = { ...outcome, reason: "stopped" };
-        } else if (again) {
-          spawned = again;
-          capture.restart();
-          supervised = run();
-          outcome = await supervised.done;
-          await spawned.release();
-        }
+      let again: Launch;
+      try {
+        again = await launch(request, prepared, undefined);
+      } catch (error) {
+        // The sandbox cannot be set up at all any more (say the settings require it, and it is gone).
+        write(Buffer.from(`\n${(error as Error).message}\n`));
+        return first;
       }
-      cleanup();
-      capture.finish();
-      const self = store.get(id)!;
-      self.status = finalStatus(outcome);
-      self.exitCode = outcome.exitCode;
-      self.endedAt = Date.now();
-    })();
+      if (stopped) {
+        await again.release();
+        return { ...first, reason: "stopped", exitCode: null };
+      }
+      spawned = again;
+      try {
+        capture.restart();
+      } catch (error) {
+        await again.release();
+        throw error;
+      }
+      supervised = run();
+      const second = await supervised.done;
+      await spawned.release();
+      return second;
+    };
+    const settled = settle()
+      .catch((error: unknown): Outcome => {
+        // A task always ends: one that could not finish its own bookkeeping ends as failed, saying why.
+        const message = error instanceof Error ? error.message : String(error);
+        try {
+          write(Buffer.from(`\n${message}\n`));
+        } catch {
+          // The output file itself is what failed.
+        }
+        return {
+          reason: "spawnFailed",
+          exitCode: null,
+          signal: null,
+          straysKilled: false,
+          spawnError: message,
+        };
+      })
+      .then((outcome) => {
+        cleanup();
+        capture.finish();
+        const self = store.get(id)!;
+        self.status = finalStatus(outcome);
+        self.exitCode = outcome.exitCode;
+        self.endedAt = Date.now();
+      });
     return {
       outputFile: capture.file!,
       output: () => capture.snapshot(),

@@ -58,12 +58,12 @@ const strayScan = (file: string) =>
   `case \${__cc_st##*) } in Z*|X*) continue ;; esac; : >| ${file}; break; done`;
 
 /**
- * For a command whose shell cannot do the check itself (PowerShell, hooks): an sh that runs the command,
- * then checks for strays in the file named by $1 and exits with the command's status. Under --as-pid-1 it
- * is the namespace's init (pid 1 would otherwise be bwrap's own init, and the network bridge is its
- * parent), and reaps orphans while it waits.
+ * For a command whose shell cannot do the check itself (PowerShell, hooks): an sh that marks the start in
+ * the file named by $2 (see startMark), runs the command, then checks for strays in the file named by $1
+ * and exits with the command's status. Under --as-pid-1 it is the namespace's init (pid 1 would otherwise
+ * be bwrap's own init, and the network bridge is its parent), and reaps orphans while it waits.
  */
-const STRAY_CHECK = `f=$1; shift; "$@"; s=$?
+const STRAY_CHECK = `f=$1; : 2>/dev/null >| "$2"; shift 2; "$@"; s=$?
 ${strayScan('"$f"')}
 exit $s`;
 
@@ -110,9 +110,20 @@ const INIT_SIGNALS: ReadonlyArray<readonly [string, number]> = [
   ["SYS", 159],
 ];
 
-function initDuties(strayFile: string): InitDuties {
+/**
+ * What the command's shell runs first inside the sandbox: it creates the start mark, a file the host
+ * checks after the exit. Without it, the command never began (bwrap could not set up its mounts), so a
+ * second start is safe; with it, output that looks like bwrap's refusal is the command's own (a nested
+ * bwrap, an echo) and the command is not run again.
+ */
+const startMark = (file: string) => `: 2>/dev/null >| ${shQuote(file)}`;
+
+function initDuties(strayFile: string, startFile: string): InitDuties {
   return {
-    setup: INIT_SIGNALS.map(([name, status]) => `trap 'exit ${status}' ${name}`).join("; "),
+    setup: [
+      startMark(startFile),
+      ...INIT_SIGNALS.map(([name, status]) => `trap 'exit ${status}' ${name}`),
+    ].join("; "),
     // Quietly: a command's `set -x`, `set -v` or DEBUG trap would otherwise show the check's every step.
     atExit: `{ set +xv; } 2>/dev/null; trap - DEBUG; set +euf; ${strayScan(shQuote(strayFile))}`,
   };
@@ -222,10 +233,10 @@ const BWRAP_FAILURE = /^bwrap: /;
 const NETWORK_FAILURE =
   /Could not resolve host|Temporary failure in name resolution|Name or service not known|Network is unreachable|getaddrinfo|ENOTFOUND|EAI_AGAIN|ENETUNREACH|Couldn't connect to server|Failed to connect to/i;
 
-function explainer(policy: SandboxPolicy, proxy: FilteringProxy | undefined) {
+function explainer(policy: SandboxPolicy, proxy: FilteringProxy | undefined, neverStarted: boolean) {
   return (output: string, exitCode: number | null): string[] => {
     const notes: string[] = [];
-    if (BWRAP_FAILURE.test(output) && exitCode !== 0) {
+    if (neverStarted && BWRAP_FAILURE.test(output) && exitCode !== 0) {
       notes.push(
         "The sandbox could not be set up for this command (the bwrap line above says why), so it did not run. " +
           "Check the sandbox settings with `cc-tools sandbox status`.",
@@ -326,8 +337,15 @@ export async function sandboxLaunch(
   const releasePlaceholders = holdPlaceholders(policy.placeholders);
   let proxy: FilteringProxy | undefined;
   let proxyDir: string | undefined;
-  const strayFile = join(policy.tmpDir, `.strays-${randomUUID().slice(0, 8)}`);
+  const id = randomUUID().slice(0, 8);
+  const strayFile = join(policy.tmpDir, `.strays-${id}`);
+  const startFile = join(policy.tmpDir, `.started-${id}`);
   let strays: boolean | undefined;
+  let started: boolean | undefined;
+  const hasStarted = () => {
+    started ??= existsSync(startFile);
+    return started;
+  };
   const leftStrays = () => {
     strays ??= existsSync(strayFile);
     return strays;
@@ -340,7 +358,9 @@ export async function sandboxLaunch(
       removed.push(path);
     }
     leftStrays();
+    hasStarted();
     rmSync(strayFile, { force: true });
+    rmSync(startFile, { force: true });
     await proxy?.close();
     if (proxyDir) rmSync(proxyDir, { recursive: true, force: true });
     releasePlaceholders();
@@ -352,10 +372,10 @@ export async function sandboxLaunch(
     let launched: { file: string; args: string[] };
     if (availability.mechanism === "bubblewrap") {
       if (spec.asInit) {
-        const own = spec.asInit(initDuties(strayFile));
+        const own = spec.asInit(initDuties(strayFile, startFile));
         command = [own.file, ...own.args];
       } else {
-        command = ["/bin/sh", "-c", STRAY_CHECK, "sh", strayFile, ...command];
+        command = ["/bin/sh", "-c", STRAY_CHECK, "sh", strayFile, startFile, ...command];
       }
       if (networked) {
         proxyDir = mkdtempSync(join(tmpdir(), "cc-tools-proxy-"));
@@ -409,9 +429,9 @@ export async function sandboxLaunch(
       release,
       leftStrays,
       setupFailed: (output, exitCode) =>
-        launcherNames.length > 0 && exitCode === 1 && BWRAP_FAILURE.test(output),
+        launcherNames.length > 0 && exitCode === 1 && BWRAP_FAILURE.test(output) && !hasStarted(),
       explain: (output, exitCode) => [
-        ...explainer(policy, proxy)(output, exitCode),
+        ...explainer(policy, proxy, launcherNames.length > 0 && !hasStarted())(output, exitCode),
         ...removed.map(
           (path) =>
             `The sandbox removed ${path}, which the command created: it would point git at a configuration outside the protected one.`,

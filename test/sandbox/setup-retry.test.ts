@@ -83,4 +83,19 @@ describe("a sandbox that could not be set up", () => {
     expect(metadata).toMatchObject({ status: "failed", exitCode: 1 });
     expect(runs()).toBe("");
   });
+
+  it("is told apart from a command that printed a bwrap line itself: that command ran, and runs once", async () => {
+    const { ctx, runs } = workspaceWithFlakyBwrap();
+    const own = 'echo ran >> runs; echo "bwrap: Can\'t mkdir /x: No such file or directory" >&2; exit 1';
+    const foreground = await bash(ctx, own);
+    expect(foreground.result.isError).toBe(true);
+    expect(foreground.text).toContain("bwrap: Can't mkdir /x");
+    expect(foreground.text).not.toContain("could not be set up");
+    expect(runs()).toBe("ran\n");
+    const started = await bash(ctx, own, { run_in_background: true });
+    const { taskId } = started.result.metadata as { taskId: string };
+    const { metadata } = await finished(ctx, taskId);
+    expect(metadata).toMatchObject({ status: "failed", exitCode: 1 });
+    expect(runs()).toBe("ran\nran\n");
+  });
 });
