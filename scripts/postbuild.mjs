@@ -23,6 +23,8 @@ const common = {
   sourcemap: "linked",
   minifyWhitespace: true,
   minifySyntax: true,
+  // Node prints the whole source line of an uncaught exception: keep lines short enough to read.
+  lineLimit: 500,
   logLevel: "warning",
 };
 
