@@ -227,7 +227,9 @@ export async function startBackground(request: ShellCommand, inlineChars: number
       const first = await supervised.done;
       await spawned.release();
       const { whole, head } = capture.snapshot();
-      if (stopped || !spawned.setupFailed(whole ?? head, first.exitCode)) return first;
+      if (!spawned.setupFailed(whole ?? head, first.exitCode)) return first;
+      const stoppedMeanwhile: Outcome = { ...first, reason: "stopped", exitCode: null };
+      if (stopped) return stoppedMeanwhile;
       // As runForeground does: bwrap refused to set up, so the command never ran and one more start is
       // safe. Its output file is emptied of bwrap's line only once the second start is under way.
       let again: Launch;
@@ -240,7 +242,7 @@ export async function startBackground(request: ShellCommand, inlineChars: number
       }
       if (stopped) {
         await again.release();
-        return { ...first, reason: "stopped", exitCode: null };
+        return stoppedMeanwhile;
       }
       spawned = again;
       try {
@@ -272,12 +274,17 @@ export async function startBackground(request: ShellCommand, inlineChars: number
         };
       })
       .then((outcome) => {
-        cleanup();
-        capture.finish();
         const self = store.get(id)!;
         self.status = finalStatus(outcome);
         self.exitCode = outcome.exitCode;
         self.endedAt = Date.now();
+        // The task has ended whatever happens below: settled never rejects.
+        try {
+          capture.finish();
+          cleanup();
+        } catch {
+          // Closing the output file or removing the script file failed: nothing left to tell anyone.
+        }
       });
     return {
       outputFile: capture.file!,

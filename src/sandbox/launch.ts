@@ -63,7 +63,7 @@ const strayScan = (file: string) =>
  * and exits with the command's status. Under --as-pid-1 it is the namespace's init (pid 1 would otherwise
  * be bwrap's own init, and the network bridge is its parent), and reaps orphans while it waits.
  */
-const STRAY_CHECK = `f=$1; : 2>/dev/null >| "$2"; shift 2; "$@"; s=$?
+const STRAY_CHECK = `f=$1; true 2>/dev/null >| "$2"; shift 2; "$@"; s=$?
 ${strayScan('"$f"')}
 exit $s`;
 
@@ -114,9 +114,12 @@ const INIT_SIGNALS: ReadonlyArray<readonly [string, number]> = [
  * What the command's shell runs first inside the sandbox: it creates the start mark, a file the host
  * checks after the exit. Without it, the command never began (bwrap could not set up its mounts), so a
  * second start is safe; with it, output that looks like bwrap's refusal is the command's own (a nested
- * bwrap, an echo) and the command is not run again.
+ * bwrap, an echo) and the command is not run again. `true`, not `:`: a failed redirection of a special
+ * builtin ends a POSIX shell (dash, bash with POSIXLY_CORRECT), and the command would silently not run.
+ * The mark lives where the command can write, so a command that deletes it on purpose and then prints
+ * bwrap's refusal is run a second time: it harms only itself, as running it twice would.
  */
-const startMark = (file: string) => `: 2>/dev/null >| ${shQuote(file)}`;
+const startMark = (file: string) => `true 2>/dev/null >| ${shQuote(file)}`;
 
 function initDuties(strayFile: string, startFile: string): InitDuties {
   return {

@@ -98,4 +98,16 @@ describe("a sandbox that could not be set up", () => {
     expect(metadata).toMatchObject({ status: "failed", exitCode: 1 });
     expect(runs()).toBe("ran\nran\n");
   });
+
+  it("still runs a command whose start mark cannot be written, in a POSIX shell too", async () => {
+    const ws = tempDir("cc-tools-sandbox-retry-ws-");
+    const config = sandboxSettings(ws, {}, [], { env: { POSIXLY_CORRECT: "1" } });
+    const ctx = sandboxContext(ws, config);
+    // The session's temp dir, where the mark goes, read-only inside the sandbox.
+    config.sandbox.filesystem.denyWrite.push(ctx.session.dir);
+    const { result, text } = await bash(ctx, "echo ran >> runs; echo done");
+    expect(result.isError).toBe(false);
+    expect(text).toBe("done");
+    expect(readFileSync(join(ws, "runs"), "utf8")).toBe("ran\n");
+  });
 });
