@@ -220,6 +220,7 @@ export async function startBackground(request: ShellCommand, inlineChars: number
       eagerFile: true,
     });
     const write = (chunk: Buffer) => capture.write(chunk);
+    const note = (text: string) => write(Buffer.from(`\n${text}\n`));
     const run = () => supervise({ ...spawnOf(request, spawned), onStdout: write, onStderr: write });
     let supervised = run();
     let stopped = false;
@@ -237,7 +238,7 @@ export async function startBackground(request: ShellCommand, inlineChars: number
         again = await launch(request, prepared, undefined);
       } catch (error) {
         // The sandbox cannot be set up at all any more (say the settings require it, and it is gone).
-        write(Buffer.from(`\n${(error as Error).message}\n`));
+        note((error as Error).message);
         return first;
       }
       if (stopped) {
@@ -261,7 +262,7 @@ export async function startBackground(request: ShellCommand, inlineChars: number
         // A task always ends: one that could not finish its own bookkeeping ends as failed, saying why.
         const message = error instanceof Error ? error.message : String(error);
         try {
-          write(Buffer.from(`\n${message}\n`));
+          note(message);
         } catch {
           // The output file itself is what failed.
         }

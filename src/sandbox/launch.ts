@@ -121,6 +121,12 @@ const INIT_SIGNALS: ReadonlyArray<readonly [string, number]> = [
  */
 const startMark = (file: string) => `true 2>/dev/null >| ${shQuote(file)}`;
 
+/** Whether `path` exists, looked at on the first call and remembered. */
+function existedOnFirstLook(path: string): () => boolean {
+  let seen: boolean | undefined;
+  return () => (seen ??= existsSync(path));
+}
+
 function initDuties(strayFile: string, startFile: string): InitDuties {
   return {
     setup: [
@@ -343,16 +349,9 @@ export async function sandboxLaunch(
   const id = randomUUID().slice(0, 8);
   const strayFile = join(policy.tmpDir, `.strays-${id}`);
   const startFile = join(policy.tmpDir, `.started-${id}`);
-  let strays: boolean | undefined;
-  let started: boolean | undefined;
-  const hasStarted = () => {
-    started ??= existsSync(startFile);
-    return started;
-  };
-  const leftStrays = () => {
-    strays ??= existsSync(strayFile);
-    return strays;
-  };
+  // Each is looked at once, when the command has ended (release removes both files).
+  const leftStrays = existedOnFirstLook(strayFile);
+  const hasStarted = existedOnFirstLook(startFile);
   const removed: string[] = [];
   const release = async () => {
     for (const path of policy.forbidden) {
@@ -421,6 +420,8 @@ export async function sandboxLaunch(
       launched = { file: availability.path, args: ["-p", seatbeltProfile(policy, proxy?.port), ...command] };
     }
     const launcherNames = availability.mechanism === "bubblewrap" ? ["bwrap", BRIDGE_TITLE] : [];
+    // Only bubblewrap's launch writes the start mark.
+    const neverStarted = () => launcherNames.length > 0 && !hasStarted();
     return {
       ...spec,
       ...launched,
@@ -431,10 +432,9 @@ export async function sandboxLaunch(
       why: mode.why,
       release,
       leftStrays,
-      setupFailed: (output, exitCode) =>
-        launcherNames.length > 0 && exitCode === 1 && BWRAP_FAILURE.test(output) && !hasStarted(),
+      setupFailed: (output, exitCode) => neverStarted() && exitCode === 1 && BWRAP_FAILURE.test(output),
       explain: (output, exitCode) => [
-        ...explainer(policy, proxy, launcherNames.length > 0 && !hasStarted())(output, exitCode),
+        ...explainer(policy, proxy, neverStarted())(output, exitCode),
         ...removed.map(
           (path) =>
             `The sandbox removed ${path}, which the command created: it would point git at a configuration outside the protected one.`,
