@@ -26,6 +26,12 @@ export interface AtomicWriteOptions {
    * abandons the write, leaving the target as it is. Callers re-check that nobody changed the file.
    */
   beforeRename?: () => Promise<void>;
+  /**
+   * CPU work the caller still has to do before the rename (its last checks, its result): run while the new
+   * content syncs to disk, which waits on the device, not on this thread. Throwing abandons the write, as
+   * beforeRename does.
+   */
+  whileSyncing?: () => void;
   /** Runs right after the rename (before the directory sync); what it throws is the write's error. */
   afterRename?: () => Promise<void>;
   /**
@@ -131,8 +137,13 @@ export async function atomicWrite(
       for (const piece of data instanceof Uint8Array ? [data] : data) await handle.writeFile(piece);
       const syncing = handle.sync();
       const attributes = existing ? copyAttributes(target, temp) : undefined;
-      await syncing;
-      await attributes;
+      try {
+        options.whileSyncing?.();
+      } finally {
+        // Settled before the temp file is closed and, if the work threw, removed.
+        await syncing;
+        await attributes;
+      }
     } finally {
       await handle.close();
     }
@@ -143,8 +154,8 @@ export async function atomicWrite(
     await unlink(temp).catch(() => undefined);
     throw error;
   }
-  await options.afterRename?.();
-  await syncDirectory(dir);
+  // The rename is made durable while the caller checks what it replaced.
+  await Promise.all([options.afterRename?.(), syncDirectory(dir)]);
   await sweepLeftovers(dir);
   return { target, separatedLinks: existing ? existing.nlink - 1 : 0 };
 }

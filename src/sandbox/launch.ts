@@ -4,6 +4,7 @@ import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ToolContext } from "../core/context.js";
 import { ToolError } from "../core/errors.js";
+import { once } from "../core/once.js";
 import { isWithin } from "../fs/canonical.js";
 import { shQuote } from "../process/shells.js";
 import { bwrapArgs, socketsToHide } from "./bwrap.js";
@@ -122,10 +123,7 @@ const INIT_SIGNALS: ReadonlyArray<readonly [string, number]> = [
 const startMark = (file: string) => `true 2>/dev/null >| ${shQuote(file)}`;
 
 /** Whether `path` exists, looked at on the first call and remembered. */
-function existedOnFirstLook(path: string): () => boolean {
-  let seen: boolean | undefined;
-  return () => (seen ??= existsSync(path));
-}
+const existedOnFirstLook = (path: string) => once(() => existsSync(path));
 
 function initDuties(strayFile: string, startFile: string): InitDuties {
   return {

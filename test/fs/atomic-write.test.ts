@@ -77,6 +77,24 @@ describe("atomicWrite", () => {
     expect(readdirSync(dir).sort()).toEqual([basename(live), ".y.txt.mine.tmp", "y.txt"]);
   });
 
+  it("abandons the write when the work done while syncing throws: the old file stays, no temp file", async () => {
+    const dir = tempDir();
+    const path = join(dir, "f.txt");
+    writeFileSync(path, "old\n");
+    let ran = false;
+    await expect(
+      atomicWrite(path, Buffer.from("new\n"), {
+        whileSyncing: () => {
+          ran = true;
+          throw new Error("stale");
+        },
+      }),
+    ).rejects.toThrow("stale");
+    expect(ran).toBe(true);
+    expect(readFileSync(path, "utf8")).toBe("old\n");
+    expect(readdirSync(dir)).toEqual(["f.txt"]);
+  });
+
   it("writes a file whose name is 255 bytes, the most a name may have", async () => {
     const dir = tempDir();
     for (const name of ["n".repeat(255), `${"é".repeat(126)}xyz`]) {

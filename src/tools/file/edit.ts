@@ -2,6 +2,7 @@ import { extname } from "node:path";
 import * as z from "zod";
 import type { ToolCallContext } from "../../core/context.js";
 import { InputError, ToolError } from "../../core/errors.js";
+import { once } from "../../core/once.js";
 import { PermissionLevel } from "../../core/permission-level.js";
 import { ToolResult } from "../../core/result.js";
 import { defineTool } from "../../core/tool.js";
@@ -151,7 +152,8 @@ interface Change {
   replacements: number;
   /** The new content, in order: views of the current bytes between the new text. */
   pieces: Buffer[];
-  summary: ChangeSummary;
+  /** What the result shows of the change: computed once, while the new content syncs to disk. */
+  summary: () => ChangeSummary;
   /** The new view, for the read-state: built only when it would be kept (small files). */
   newView: () => string | undefined;
 }
@@ -174,7 +176,7 @@ function decodedChange(path: string, decoded: DecodedText, input: EditInput): Ch
     rung,
     replacements: splices.length,
     pieces: splicePieces(decoded, splices),
-    summary: summariseChanges(decoded.view, splices),
+    summary: once(() => summariseChanges(decoded.view, splices)),
     newView: () => (keepsSnapshot(newLength) ? applySplices(decoded.view, splices) : undefined),
   };
 }
@@ -232,15 +234,18 @@ function plainExactChange(bytes: Buffer, input: EditInput): Change | undefined {
     Buffer.from(input.new_string.replaceAll("\r\n", "\n"), "utf8"),
     bytes.subarray(end),
   ];
-  const from = lineStartAbove(bytes, at, CONTEXT_WINDOW_LINES);
-  const window = bytes.toString("utf8", from, lineEndBelow(bytes, end, CONTEXT_WINDOW_LINES));
-  const start = bytes.toString("utf8", from, at).length;
-  const splice = { start, end: start + input.old_string.length, text: input.new_string };
+  const summary = () => {
+    const from = lineStartAbove(bytes, at, CONTEXT_WINDOW_LINES);
+    const window = bytes.toString("utf8", from, lineEndBelow(bytes, end, CONTEXT_WINDOW_LINES));
+    const start = bytes.toString("utf8", from, at).length;
+    const splice = { start, end: start + input.old_string.length, text: input.new_string };
+    return summariseChanges(window, [splice], 1 + countLf(bytes, from));
+  };
   return {
     rung: "exact",
     replacements: 1,
     pieces,
-    summary: summariseChanges(window, [splice], 1 + countLf(bytes, from)),
+    summary: once(summary),
     newView: () => keptView(pieces),
   };
 }
@@ -268,11 +273,26 @@ export const editTool = defineTool({
         throw new InputError(`${path} is binary, not text; Edit changes text files only.`);
       // A plain file is decoded only when it must be: to show a change on disk, or for the ladder.
       const decode = () => (decoded ??= decodeText(current)!);
-      requireFreshRead(ctx, target, current, () => decode().view);
-      const change =
-        (plain ? plainExactChange(current, input) : undefined) ?? decodedChange(path, decode(), input);
-      const { rung, replacements, summary } = change;
-      const note = await writeAndRecord(ctx, target, current, change.pieces, change.newView());
+      const fresh = () => requireFreshRead(ctx, target, current, () => decode().view);
+      let change: Change;
+      try {
+        change =
+          (plain ? plainExactChange(current, input) : undefined) ?? decodedChange(path, decode(), input);
+      } catch (error) {
+        // A file changed since it was read is the reason to give, not what the change found in it.
+        fresh();
+        throw error;
+      }
+      const note = await writeAndRecord(ctx, target, current, change.pieces, change.newView(), {
+        // Hashing the current bytes (the freshness check) and summarising the change are CPU work: done
+        // while the disk syncs the new content, and still before it replaces the file.
+        whileSyncing: () => {
+          fresh();
+          change.summary();
+        },
+      });
+      const { rung, replacements } = change;
+      const summary = change.summary();
       const what = !input.replace_all
         ? "replaced 1 occurrence"
         : replacements === 1

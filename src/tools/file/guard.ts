@@ -283,7 +283,7 @@ export async function writeAndRecord(
   basis: Buffer | undefined,
   bytes: Uint8Array | readonly Uint8Array[],
   view: string | undefined,
-  options: Pick<AtomicWriteOptions, "createParents"> = {},
+  options: Pick<AtomicWriteOptions, "createParents" | "whileSyncing"> = {},
 ): Promise<string> {
   const pieces = bytes instanceof Uint8Array ? [bytes] : bytes;
   const check = new ReplaceCheck(ctx, target, basis);

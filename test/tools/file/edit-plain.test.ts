@@ -1,4 +1,4 @@
-import { closeSync, openSync, readFileSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, openSync, readdirSync, readFileSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -133,6 +133,43 @@ describe("Edit: the hash of what it wrote is taken after the call, never skipped
       /has changed on disk since you read it, so nothing was written\. Read it again/,
     );
     expect(readFileSync(path, "utf8").startsWith("BEGIN\n")).toBe(true);
+  });
+});
+
+describe("Edit: the freshness check runs while the new content syncs, and still decides first", () => {
+  it("refuses a file changed on disk and leaves it and its directory as the other writer left them", async () => {
+    const ctx = fileContext();
+    const path = join(ctx.workingDir, "big.txt");
+    writeFileSync(path, `START\n${"0123456789abcdef\n".repeat(64 * 1024)}`);
+    await call(ctx, "Read", { file_path: path, limit: 1 });
+    const fd = openSync(path, "r+");
+    writeSync(fd, Buffer.from("STOP!"), 0, 5, 0);
+    closeSync(fd);
+    const before = readFileSync(path);
+    const refused = await call(ctx, "Edit", {
+      file_path: path,
+      old_string: "0123",
+      new_string: "x",
+      replace_all: true,
+    });
+    expect(refused.isError).toBe(true);
+    expect(refused.text).toMatch(/has changed on disk since you read it, so nothing was written/);
+    expect(readFileSync(path).equals(before)).toBe(true);
+    // The new content was written to a temp file before the check's verdict: it is gone.
+    expect(readdirSync(ctx.workingDir).filter((name) => name !== "big.txt")).toEqual([]);
+  });
+
+  it("gives the change on disk as the reason when old_string is not found either", async () => {
+    const ctx = fileContext();
+    const path = join(ctx.workingDir, "f.txt");
+    writeFileSync(path, "alpha\nbeta\n");
+    await call(ctx, "Read", { file_path: path });
+    writeFileSync(path, "alpha\ngamma\n");
+    const refused = await call(ctx, "Edit", { file_path: path, old_string: "beta", new_string: "b" });
+    expect(refused.isError).toBe(true);
+    expect(refused.text).toMatch(/has changed on disk since you read it/);
+    expect(refused.text).toContain("+gamma");
+    expect(readFileSync(path, "utf8")).toBe("alpha\ngamma\n");
   });
 });
 
