@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { accessSync, constants, statSync } from "node:fs";
+import { accessSync, constants, readFileSync, statSync } from "node:fs";
 import type { Readable } from "node:stream";
 import type { ToolContext } from "../core/context.js";
 import { log } from "../core/log.js";
@@ -99,6 +99,32 @@ const READER =
   // biome-ignore lint/suspicious/noTemplateCurlyInString: bash syntax, not a template
   '((BASH_VERSINFO[0] > 4 || (BASH_VERSINFO[0] == 4 && BASH_VERSINFO[1] >= 1))) || exit 0; IFS= read -r n && IFS= read -r -N "$n" c && [ "${#c}" = "$n" ] || exit 0; eval "$c"';
 
+/**
+ * The waiting bash inside a sandbox started ahead: it reports that bubblewrap has set the sandbox up
+ * (a byte on fd 3), then keeps the command's stdout and stderr (its own fds 1 and 2, where bubblewrap's
+ * own errors go as well) on fds 3 and 4 for the exec, and its own output on /dev/null, as READER expects.
+ */
+const SANDBOXED_READER = `printf r >&3; exec 3>&1 4>&2 >/dev/null 2>&1; ${READER}`;
+
+/** A sandbox to start ahead (sandbox/launch.ts's sandboxAhead): bubblewrap, and its arguments before `--chdir`. */
+export interface SandboxAhead {
+  file: string;
+  prefix: readonly string[];
+}
+
+/** The mount table of a process, as "id mount-point" lines: what a detached or moved mount changes. */
+function mountTable(pid: number): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/mountinfo`, "utf8")
+      .split("\n")
+      .map((line) => line.split(" ", 5))
+      .map((fields) => `${fields[0]} ${fields[4]}`)
+      .join("\n");
+  } catch {
+    return undefined;
+  }
+}
+
 /** What supervise needs to run a command in a waiting shell. */
 export interface PrestartedRun {
   child: ChildProcess;
@@ -127,20 +153,39 @@ export class PrestartedShell {
   private ended = false;
   private claimed = false;
   private discarded = false;
+  /**
+   * For a shell waiting inside a sandbox: the sandbox's init (the waiting bash, bubblewrap's child) and its
+   * mount table once bubblewrap had set it up; both unknown until then.
+   */
+  private inner: { pid: number; mounts: string } | undefined;
 
-  constructor(shell: string, env: NodeJS.ProcessEnv) {
+  constructor(
+    shell: string,
+    env: NodeJS.ProcessEnv,
+    /** Start it inside this sandbox: it then runs only commands launched with the same bubblewrap arguments. */
+    private readonly sandbox?: SandboxAhead,
+  ) {
     this.env = { ...env, [RUN_MARKER_VAR]: this.marker };
     const own: NodeJS.ProcessEnv = { ...this.env, LC_ALL: "C" };
     for (const name of HELD_BACK) if (name !== "LC_ALL") delete own[name];
     // It waits in / (holding no file system of the user's busy) and changes to the command's directory when
     // the command comes, so the path is resolved then, as a spawn's chdir would. Its own output goes to
     // /dev/null (a warning bash prints while it sets the environment); the command's goes to fds 3 and 4.
-    this.child = spawn(shell, ["--noprofile", "--norc", "-c", READER], {
-      cwd: "/",
-      env: own,
-      detached: true,
-      stdio: ["pipe", "ignore", "ignore", "pipe", "pipe"],
-    });
+    const bash = [shell, "--noprofile", "--norc", "-c"];
+    this.child = sandbox
+      ? spawn(sandbox.file, [...sandbox.prefix, "--chdir", "/", "--", ...bash, SANDBOXED_READER], {
+          cwd: "/",
+          env: own,
+          detached: true,
+          stdio: ["pipe", "pipe", "pipe", "pipe"],
+        })
+      : spawn(bash[0]!, [...bash.slice(1), READER], {
+          cwd: "/",
+          env: own,
+          detached: true,
+          stdio: ["pipe", "ignore", "ignore", "pipe", "pipe"],
+        });
+    if (sandbox) (this.child.stdio[3] as Readable).once("data", () => this.sandboxReady());
     this.child.on("error", () => this.end());
     this.child.on("exit", () => this.end());
     this.child.stdin!.on("error", () => {});
@@ -152,6 +197,45 @@ export class PrestartedShell {
 
   get pid(): number | undefined {
     return this.child.pid;
+  }
+
+  /** True when it waits inside a sandbox. */
+  get sandboxed(): boolean {
+    return this.sandbox !== undefined;
+  }
+
+  /** bubblewrap set the sandbox up: its init is bubblewrap's only child; its mounts are as they should be now. */
+  private sandboxReady(): void {
+    const pid = this.child.pid;
+    if (pid === undefined || this.ended) return;
+    try {
+      const children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(" ");
+      const mounts = children.length === 1 ? mountTable(Number(children[0])) : undefined;
+      if (mounts) this.inner = { pid: Number(children[0]), mounts };
+    } catch {
+      // No children file (a kernel without CONFIG_PROC_CHILDREN): it is never claimed.
+    }
+  }
+
+  /**
+   * The command inside `args` (bubblewrap's, for a command) when they are the very arguments this sandbox
+   * was started with and it still holds them: every mount in place. The host can detach one while the
+   * sandbox waits (replacing or renaming a control file, or a directory above it, moves or removes the
+   * mount in every namespace), which the policy alone, built from paths, would not show.
+   */
+  private inside(file: string, args: readonly string[]): { command: string[]; cwd: string } | undefined {
+    const sandbox = this.sandbox!;
+    const n = sandbox.prefix.length;
+    if (file !== sandbox.file || args.length < n + 4 || args[n] !== "--chdir" || args[n + 2] !== "--")
+      return undefined;
+    if (sandbox.prefix.some((arg, i) => args[i] !== arg)) return undefined;
+    if (!this.inner || mountTable(this.inner.pid) !== this.inner.mounts) return undefined;
+    return { command: args.slice(n + 3), cwd: args[n + 1]! };
+  }
+
+  /** True while it waits and, inside a sandbox, bubblewrap has set that up: a command can be handed to it. */
+  get ready(): boolean {
+    return this.waiting && (!this.sandbox || this.inner !== undefined);
   }
 
   /** True once a command was handed to it. */
@@ -194,11 +278,17 @@ export class PrestartedShell {
     cwd: string,
     env: NodeJS.ProcessEnv,
   ): PrestartedRun | undefined {
-    const script = this.waiting && enterable(cwd) ? this.script(file, args, cwd, env) : undefined;
+    if (!this.waiting || !enterable(cwd)) return undefined;
+    let script: string | undefined;
+    if (this.sandbox) {
+      const inside = this.inside(file, args);
+      if (inside) script = this.script(inside.command[0]!, inside.command.slice(1), inside.cwd, env);
+    } else script = this.script(file, args, cwd, env);
     if (script === undefined) return undefined;
     this.claimed = true;
     this.child.ref();
-    const [, , , stdout, stderr] = this.child.stdio as unknown as [unknown, null, null, Readable, Readable];
+    const pipes = this.child.stdio as unknown as Readable[];
+    const [stdout, stderr] = this.sandbox ? [pipes[1]!, pipes[2]!] : [pipes[3]!, pipes[4]!];
     for (const pipe of [stdout, stderr]) refPipe(pipe);
     this.child.stdin!.end(`${Buffer.byteLength(script)}\n${script}`);
     return { child: this.child, marker: this.marker, stdout, stderr };
@@ -312,16 +402,24 @@ export function usePrestartedShells(options: { quietMs?: number } = {}): void {
   quietMs = options.quietMs ?? PRESTART_QUIET_MS;
 }
 
+/**
+ * Sandboxes started ahead that may end before their command (bubblewrap refused the mounts: a socket's
+ * directory vanished meanwhile) before a session starts plain shells only.
+ */
+const MAX_SANDBOX_DEATHS = 3;
+
 interface PrestartState {
   shell: PrestartedShell | undefined;
   /** A waiting shell ended on its own: this session spawns its commands as before. */
   givenUp: boolean;
+  /** Sandboxes started ahead that ended before their command. */
+  sandboxDeaths: number;
   scheduled: boolean;
 }
 
 export const prestartSlot: SessionSlot<PrestartState> = {
   key: "prestartedShell",
-  create: () => ({ shell: undefined, givenUp: false, scheduled: false }),
+  create: () => ({ shell: undefined, givenUp: false, sandboxDeaths: 0, scheduled: false }),
   dispose: (state) => {
     state.shell?.discard();
     state.shell = undefined;
@@ -329,14 +427,26 @@ export const prestartSlot: SessionSlot<PrestartState> = {
   },
 };
 
+/** The session's waiting shell, left where it is (the tests look at it). */
+export function waitingShell(session: Session): PrestartedShell | undefined {
+  return session.get(prestartSlot).shell;
+}
+
 /** The session's waiting shell, taken for one command (its supervisor claims or discards it). */
 export function takePrestarted(session: Session): PrestartedShell | undefined {
   if (!enabled) return undefined;
   const state = session.get(prestartSlot);
   const shell = state.shell;
   state.shell = undefined;
-  if (shell?.died) state.givenUp = true;
+  if (shell) noteDeath(state, shell);
   return shell?.waiting ? shell : undefined;
+}
+
+/** A plain shell that ended unasked ends prestarting for the session; a sandbox, after a few. */
+function noteDeath(state: PrestartState, shell: PrestartedShell): void {
+  if (!shell.died) return;
+  if (shell.sandboxed) state.sandboxDeaths++;
+  else state.givenUp = true;
 }
 
 /**
@@ -362,13 +472,18 @@ export function runInWaitingShell(
 
 /**
  * Starts the session's next shell once the process has been quiet for PRESTART_QUIET_MS (the model is
- * thinking), where and as the next Bash command would run.
+ * thinking), where and as the next Bash command would run: inside the sandbox `sandbox` gives then
+ * (called after the pause, so the policy is the one of that moment), if any; else a plain bash, which
+ * a sandboxed command uses to exec bubblewrap, and Grep to run rg.
  */
-export function prestartFor(ctx: ToolContext): void {
+export function prestartFor(ctx: ToolContext, sandbox?: () => SandboxAhead | undefined): void {
   if (!enabled) return;
   const { session } = ctx;
   const state = session.get(prestartSlot);
-  if (state.shell?.died) state.givenUp = true;
+  if (state.shell?.died) {
+    noteDeath(state, state.shell);
+    state.shell = undefined;
+  }
   if (state.givenUp || state.scheduled || state.shell?.waiting) return;
   state.scheduled = true;
   let checks = 0;
@@ -391,7 +506,8 @@ export function prestartFor(ctx: ToolContext): void {
         return;
       }
       const shell = locateExecutable("bash", env.PATH);
-      if (shell) state.shell = new PrestartedShell(shell, env);
+      const ahead = shell && state.sandboxDeaths < MAX_SANDBOX_DEATHS ? sandbox?.() : undefined;
+      if (shell) state.shell = new PrestartedShell(shell, env, ahead);
     } catch (error) {
       log.debug("could not start a shell ahead of the next command", error);
     }

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { Progress, ToolContext } from "../core/context.js";
 import { ToolError } from "../core/errors.js";
 import { SPILL_HEAD_CHARS, SPILL_TAIL_CHARS } from "../core/limits.js";
-import { type Launch, sandboxLaunch } from "../sandbox/launch.js";
+import { type Launch, sandboxAhead, sandboxLaunch } from "../sandbox/launch.js";
 import { type RunningTask, type TaskStatus, taskStoreSlot } from "../tasks/store.js";
 import { OutputCapture, type OutputSnapshot } from "./capture.js";
 import { currentDir, settleDir, startingDir } from "./cwd.js";
@@ -110,9 +110,13 @@ function spawnOf(request: ShellCommand, { file, args, cwd, env, launcherNames, c
   return { file, args, cwd, env, launcherNames, contained, prestarted };
 }
 
-/** Starts the session's next bash ahead of its command (bash only: the waiting shell is a bash). */
-function prestartFor({ adapter, ctx }: ShellCommand): void {
-  if (adapter.kind === "bash") prestartShellFor(ctx);
+/**
+ * Starts the session's next bash ahead of its command (bash only: the waiting shell is a bash); after a
+ * command that ran in bubblewrap, inside the sandbox the next one would get, where it can be started ahead.
+ */
+function prestartFor({ adapter, ctx }: ShellCommand, launched: Launch): void {
+  if (adapter.kind !== "bash") return;
+  prestartShellFor(ctx, launched.contained ? () => sandboxAhead(ctx) : undefined);
 }
 
 function readCwdFile(path: string): string | undefined {
@@ -183,7 +187,7 @@ export async function runForeground(
   const refused = settleDir(ctx, start.dir, readCwdFile(cwdFile));
   if (refused) notes.push(refused);
   const cwd = currentDir(ctx);
-  prestartFor(request);
+  prestartFor(request, spawned);
   return {
     outcome,
     output,
@@ -298,6 +302,6 @@ export async function startBackground(request: ShellCommand, inlineChars: number
       },
     };
   });
-  prestartFor(request);
+  prestartFor(request, spawned);
   return task as RunningTask;
 }

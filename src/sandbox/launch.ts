@@ -17,6 +17,7 @@ import {
 } from "./mode.js";
 import { holdPlaceholders, releaseIdlePlaceholders } from "./placeholder.js";
 import { buildPolicy, type SandboxPolicy } from "./policy.js";
+import type { Availability } from "./probe.js";
 import { FilteringProxy } from "./proxy.js";
 import { seatbeltProfile } from "./seatbelt.js";
 
@@ -309,6 +310,49 @@ function unsandboxed(spec: SpawnSpec, why: string): Launch {
   };
 }
 
+type BubblewrapAvailability = Extract<Availability, { ok: true }>;
+
+/** bubblewrap's argv that runs `command` in `cwd` under `policy` (with the network bridge's proxy dir, if any). */
+function bubblewrap(
+  policy: SandboxPolicy,
+  availability: BubblewrapAvailability,
+  cwd: string,
+  command: readonly string[],
+  proxyDir?: string,
+): { file: string; args: string[] } {
+  const keep = [...policy.writable, policy.cacheDir, ...(proxyDir ? [proxyDir] : [])];
+  const options = {
+    cwd,
+    disableUserns: availability.disableUserns,
+    sockets: socketsToHide(keep),
+    // The command's own bash (or the stray check's sh) as the namespace's init instead of bwrap's
+    // reaper: one process fewer per command. Not with the network bridge, which is Node and does not
+    // reap orphans: bwrap's init is pid 1 then, the bridge its child and the shell the bridge's.
+    asPid1: availability.asPid1 && !proxyDir,
+  };
+  return { file: availability.path, args: bwrapArgs(policy, unreadableEmptyFile(), options, command) };
+}
+
+/**
+ * The sandbox the session's next Bash command would run in, for starting it ahead of the command (see
+ * process/prestart.ts): bubblewrap's path and its arguments before `--chdir DIR -- command…`, which are
+ * the same for every command while the policy holds. Undefined where it cannot be started ahead: the
+ * sandbox is off or is not bubblewrap, its init cannot be the command's shell (`--as-pid-1`), hosts are
+ * allowed (the network bridge is per command), or a control file is missing: its stand-in would have to
+ * stay in the workspace for as long as the sandbox waits.
+ */
+export function sandboxAhead(ctx: ToolContext): { file: string; prefix: string[] } | undefined {
+  const mode = sandboxMode(ctx);
+  const { availability } = mode;
+  if (!availability.ok || availability.mechanism !== "bubblewrap" || !availability.asPid1) return undefined;
+  // What a plain command gets: an excluded command or dangerouslyDisableSandbox just spawns as before.
+  if (!commandSandboxed(ctx, { command: "", shell: "bash" }, mode).sandboxed) return undefined;
+  const policy = buildPolicy(ctx);
+  if (policy.placeholders.length > 0 || policy.network.allowedDomains.length > 0) return undefined;
+  const { file, args } = bubblewrap(policy, availability, "/", []);
+  return { file, prefix: args.slice(0, -3) };
+}
+
 /**
  * How to spawn a command: inside the sandbox when it is in force for this command, else as given. Throws
  * a ToolError (before anything ran) when the sandbox is required but unavailable, or its policy cannot be
@@ -394,21 +438,7 @@ export async function sandboxLaunch(
           ...command,
         ];
       }
-      const keep = [...policy.writable, policy.cacheDir, ...(proxyDir ? [proxyDir] : [])];
-      const sockets = socketsToHide(keep);
-      const options = {
-        cwd: spec.cwd,
-        disableUserns: availability.disableUserns,
-        sockets,
-        // The command's own bash (or the stray check's sh) as the namespace's init instead of bwrap's
-        // reaper: one process fewer per command. Not with the network bridge, which is Node and does not
-        // reap orphans: bwrap's init is pid 1 then, the bridge its child and the shell the bridge's.
-        asPid1: availability.asPid1 && !networked,
-      };
-      launched = {
-        file: availability.path,
-        args: bwrapArgs(policy, unreadableEmptyFile(), options, command),
-      };
+      launched = bubblewrap(policy, availability, spec.cwd, command, proxyDir);
     } else {
       if (networked) {
         proxy = new FilteringProxy(policy.network, { port: 0, host: "127.0.0.1" });

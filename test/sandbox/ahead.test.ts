@@ -1,0 +1,188 @@
+import { execFileSync } from "node:child_process";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { ToolContext } from "../../src/core/context.js";
+import { type PrestartedShell, usePrestartedShells, waitingShell } from "../../src/process/prestart.js";
+import { tempDir } from "../helpers/context.js";
+import { eventually } from "../process/ps.js";
+import { bash, nextTurn, sandboxContext, sandboxSettings } from "./helpers.js";
+
+// A sandbox started ahead of its command (src/process/prestart.ts, sandbox/launch.ts's sandboxAhead):
+// bubblewrap waits with the mounts the next command would get. Each test checks that the command really
+// ran in it, or that it was refused and the command got a sandbox of its own, and checks effects on disk.
+usePrestartedShells({ quietMs: 0 });
+
+const HOOK = "#!/bin/sh\nexit 0\n";
+
+/** A workspace where every control file exists, so no stand-in is needed and the sandbox can wait. */
+function project(rules: Array<["allow" | "deny" | "ask", string]> = []) {
+  const ws = tempDir("cc-tools-ahead-ws-");
+  const outside = tempDir("cc-tools-ahead-outside-");
+  execFileSync("git", ["init", "-q", ws]);
+  mkdirSync(join(ws, ".claude"));
+  writeFileSync(join(ws, ".claude", "settings.json"), "{}\n");
+  writeFileSync(join(ws, ".mcp.json"), "{}\n");
+  mkdirSync(join(ws, "scripts"));
+  writeFileSync(join(ws, "scripts", "guard.sh"), HOOK);
+  chmodSync(join(ws, "scripts", "guard.sh"), 0o755);
+  mkdirSync(join(ws, "secrets"));
+  writeFileSync(join(ws, "secrets", "token.txt"), "SECRET-1234\n");
+  const config = sandboxSettings(ws, {}, [["deny", "Read(./secrets/**)"], ...rules], {
+    hooks: {
+      PreToolUse: [
+        {
+          matcher: "NoSuchTool",
+          hooks: [{ type: "command", command: '"$CLAUDE_PROJECT_DIR"/scripts/guard.sh' }],
+        },
+      ],
+      PostToolUse: [],
+    },
+  });
+  const ctx = sandboxContext(ws, config);
+  return { ws, outside, ctx, gitConfig: readFileSync(join(ws, ".git", "config"), "utf8") };
+}
+
+/** Runs a first command, then waits until the sandbox for the next one is set up; returns it. */
+async function waitingSandbox(ctx: ToolContext): Promise<PrestartedShell> {
+  const first = await bash(ctx, "true");
+  expect(first.result.isError, first.text).toBe(false);
+  await nextTurn();
+  expect(await eventually(() => waitingShell(ctx.session)?.ready === true)).toBe(true);
+  const shell = waitingShell(ctx.session)!;
+  expect(shell.sandboxed).toBe(true);
+  return shell;
+}
+
+describe("a sandbox started ahead of its command", () => {
+  it("runs the next command: same output, exit status, cwd and environment as a sandbox of its own", async () => {
+    const { ctx, ws } = project();
+    const shell = await waitingSandbox(ctx);
+    const { result, text } = await bash(
+      ctx,
+      'mkdir -p sub && cd sub && echo "out $TMPDIR" && echo err >&2 && test "$(cat /proc/1/comm)" = bash && exit 3',
+    );
+    expect(shell.ran).toBe(true);
+    expect(result.isError).toBe(true);
+    expect(text).toContain("out /");
+    expect(text).toContain("err");
+    expect(text).toContain("Exit code 3");
+    // The persistent cwd moved into sub, as with a spawn.
+    expect((await bash(ctx, "pwd")).text).toContain(join(ws, "sub"));
+  });
+
+  it("holds the boundary: writes outside, to control files and hook scripts, and reads of denied files fail", async () => {
+    const { ctx, ws, outside, gitConfig } = project();
+    for (const command of [
+      `echo pwned > ${outside}/direct`,
+      "echo '[core] hooksPath = /tmp/x' >> .git/config",
+      "printf x > .git/hooks/pre-commit",
+      "echo x > .claude/new.json",
+      `echo '{"mcpServers":{}}' > .mcp.json`,
+      "echo evil >> scripts/guard.sh",
+      `mv .claude .claude-old; mkdir .claude && echo '{}' > .claude/settings.local.json`,
+      // Past what the rules can see in a command: the kernel refuses it.
+      "ln -sfn secrets s && cat s/token.txt",
+    ]) {
+      const shell = await waitingSandbox(ctx);
+      const { result, text } = await bash(ctx, command);
+      expect(shell.ran, command).toBe(true);
+      expect(result.isError, `${command}: ${text}`).toBe(true);
+      expect(text).not.toContain("SECRET-1234");
+    }
+    expect(readdirSync(outside)).toEqual([]);
+    expect(readFileSync(join(ws, ".git", "config"), "utf8")).toBe(gitConfig);
+    expect(existsSync(join(ws, ".git", "hooks", "pre-commit"))).toBe(false);
+    expect(readdirSync(join(ws, ".claude"))).toEqual(["settings.json"]);
+    expect(readFileSync(join(ws, ".mcp.json"), "utf8")).toBe("{}\n");
+    expect(readFileSync(join(ws, "scripts", "guard.sh"), "utf8")).toBe(HOOK);
+    expect(existsSync(join(ws, ".claude-old"))).toBe(false);
+  });
+
+  it.each([
+    [
+      "renames .claude and makes a new one",
+      (ws: string) => {
+        renameSync(join(ws, ".claude"), join(ws, ".claude-old"));
+        mkdirSync(join(ws, ".claude"));
+      },
+      "echo '{}' > .claude/settings.local.json",
+      (ws: string) => expect(readdirSync(join(ws, ".claude"))).toEqual([]),
+    ],
+    [
+      "replaces .git/config by a rename (as git config does)",
+      (ws: string) => execFileSync("git", ["-C", ws, "config", "user.name", "someone"]),
+      "echo '[core] hooksPath = /tmp/x' >> .git/config",
+      (ws: string) => expect(readFileSync(join(ws, ".git", "config"), "utf8")).not.toContain("hooksPath"),
+    ],
+    [
+      "deletes and recreates the hook script",
+      (ws: string) => {
+        rmSync(join(ws, "scripts", "guard.sh"));
+        writeFileSync(join(ws, "scripts", "guard.sh"), HOOK, { mode: 0o755 });
+      },
+      "echo evil >> scripts/guard.sh",
+      (ws: string) => expect(readFileSync(join(ws, "scripts", "guard.sh"), "utf8")).toBe(HOOK),
+    ],
+    [
+      "deletes .mcp.json (the next command needs a stand-in)",
+      (ws: string) => rmSync(join(ws, ".mcp.json")),
+      `echo '{"mcpServers":{}}' > .mcp.json`,
+      (ws: string) => expect(existsSync(join(ws, ".mcp.json"))).toBe(false),
+    ],
+  ])(
+    "is not used when the host %s while it waits: the command gets a sandbox of its own",
+    async (_what, change, command, check) => {
+      const { ctx, ws } = project();
+      const shell = await waitingSandbox(ctx);
+      change(ws);
+      const { result, text } = await bash(ctx, command);
+      expect(shell.ran).toBe(false);
+      expect(shell.waiting).toBe(false);
+      expect(result.isError, text).toBe(true);
+      await nextTurn();
+      check(ws);
+    },
+  );
+
+  it("is not used after the settings change (a new Read deny rule hides another file)", async () => {
+    const { ctx, ws } = project();
+    writeFileSync(join(ws, "notes.txt"), "NOTE-5678\n");
+    const shell = await waitingSandbox(ctx);
+    ctx.config.rules.push({
+      rule: "Read(./notes.txt)",
+      behavior: "deny",
+      source: { scope: "project", root: ws },
+    });
+    const { text } = await bash(ctx, "cat notes.txt");
+    expect(shell.ran).toBe(false);
+    expect(text).not.toContain("NOTE-5678");
+  });
+
+  it("is replaced when it dies before its command, and ends with its session", async () => {
+    const { ctx } = project();
+    const shell = await waitingSandbox(ctx);
+    process.kill(shell.pid!, "SIGKILL");
+    expect(await eventually(() => !shell.waiting)).toBe(true);
+    const { result, text } = await bash(ctx, "echo still works");
+    expect(result.isError, text).toBe(false);
+    expect(text).toContain("still works");
+    const next = await waitingSandbox(ctx);
+    const pid = next.pid!;
+    await ctx.session.dispose();
+    expect(
+      await eventually(
+        () => !existsSync(`/proc/${pid}`) || readFileSync(`/proc/${pid}/stat`, "utf8").includes(") Z"),
+      ),
+    ).toBe(true);
+  });
+});
