@@ -106,17 +106,25 @@ const READER =
  */
 const SANDBOXED_READER = `printf r >&3; exec 3>&1 4>&2 >/dev/null 2>&1; ${READER}`;
 
-/** A sandbox to start ahead (sandbox/launch.ts's sandboxAhead): bubblewrap, and its arguments before `--chdir`. */
+/** A sandbox to start ahead (sandbox/launch.ts's sandboxAhead). */
 export interface SandboxAhead {
+  /** bubblewrap. */
   file: string;
+  /** Its arguments before `--chdir DIR -- command…`. */
   prefix: readonly string[];
+  /** The mount points those arguments make, each of which the sandbox must have once it is set up. */
+  mountPoints: readonly string[];
 }
 
-/** The mount table of a process, as "id mount-point" lines: what a detached or moved mount changes. */
+/**
+ * The mount table of a process, as "id mount-point" lines (the point as /proc escapes it): what a detached
+ * or moved mount changes.
+ */
 function mountTable(pid: number): string | undefined {
   try {
     return readFileSync(`/proc/${pid}/mountinfo`, "utf8")
       .split("\n")
+      .filter((line) => line !== "")
       .map((line) => line.split(" ", 5))
       .map((fields) => `${fields[0]} ${fields[4]}`)
       .join("\n");
@@ -124,6 +132,10 @@ function mountTable(pid: number): string | undefined {
     return undefined;
   }
 }
+
+/** A mount point as /proc/<pid>/mountinfo shows it: space, tab, newline and backslash as octal escapes. */
+const escapeMountPoint = (path: string) =>
+  path.replace(/[ \t\n\\]/g, (c) => `\\${c.charCodeAt(0).toString(8).padStart(3, "0")}`);
 
 /** What supervise needs to run a command in a waiting shell. */
 export interface PrestartedRun {
@@ -211,7 +223,12 @@ export class PrestartedShell {
     try {
       const children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(" ");
       const mounts = children.length === 1 ? mountTable(Number(children[0])) : undefined;
-      if (mounts) this.inner = { pid: Number(children[0]), mounts };
+      if (!mounts) return;
+      // The host may have moved a mount between bubblewrap's setup and this look: each must be where the
+      // arguments put it (later checks only compare the table with this one).
+      const present = new Set(mounts.split("\n").map((line) => line.slice(line.indexOf(" ") + 1)));
+      if (!this.sandbox!.mountPoints.every((point) => present.has(escapeMountPoint(point)))) return;
+      this.inner = { pid: Number(children[0]), mounts };
     } catch {
       // No children file (a kernel without CONFIG_PROC_CHILDREN): it is never claimed.
     }

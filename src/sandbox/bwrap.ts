@@ -93,3 +93,42 @@ export function bwrapArgs(
   args.push("--chdir", options.cwd, "--", ...command);
   return args;
 }
+
+/** How many values each option bwrapArgs emits takes (BWRAP_ISOLATION's included). */
+const OPTION_VALUES: Readonly<Record<string, number>> = {
+  "--ro-bind": 2,
+  "--bind": 2,
+  "--dev": 1,
+  "--proc": 1,
+  "--tmpfs": 1,
+  "--perms": 1,
+  "--chdir": 1,
+  "--cap-drop": 1,
+  "--unshare-user": 0,
+  "--unshare-pid": 0,
+  "--unshare-ipc": 0,
+  "--unshare-net": 0,
+  "--unshare-uts": 0,
+  "--die-with-parent": 0,
+  "--disable-userns": 0,
+  "--as-pid-1": 0,
+};
+
+/** Options whose last value is a mount point inside the sandbox. */
+const MOUNTING = new Set(["--ro-bind", "--bind", "--dev", "--proc", "--tmpfs"]);
+
+/**
+ * The mount points that arguments made by bwrapArgs (up to `--`) give the sandbox, in order; undefined for
+ * an option bwrapArgs does not emit, so a caller never judges arguments it cannot read.
+ */
+export function mountPoints(args: readonly string[]): string[] | undefined {
+  const points: string[] = [];
+  for (let i = 0; i < args.length && args[i] !== "--"; ) {
+    const option = args[i]!;
+    const values = OPTION_VALUES[option];
+    if (values === undefined || i + values >= args.length) return undefined;
+    if (MOUNTING.has(option)) points.push(args[i + values]!);
+    i += values + 1;
+  }
+  return points;
+}

@@ -7,7 +7,7 @@ import { ToolError } from "../core/errors.js";
 import { once } from "../core/once.js";
 import { isWithin } from "../fs/canonical.js";
 import { shQuote } from "../process/shells.js";
-import { bwrapArgs, socketsToHide } from "./bwrap.js";
+import { bwrapArgs, mountPoints, socketsToHide } from "./bwrap.js";
 import {
   type CommandRequest,
   commandSandboxed,
@@ -341,7 +341,9 @@ function bubblewrap(
  * allowed (the network bridge is per command), or a control file is missing: its stand-in would have to
  * stay in the workspace for as long as the sandbox waits.
  */
-export function sandboxAhead(ctx: ToolContext): { file: string; prefix: string[] } | undefined {
+export function sandboxAhead(
+  ctx: ToolContext,
+): { file: string; prefix: string[]; mountPoints: string[] } | undefined {
   const mode = sandboxMode(ctx);
   const { availability } = mode;
   if (!availability.ok || availability.mechanism !== "bubblewrap" || !availability.asPid1) return undefined;
@@ -350,7 +352,9 @@ export function sandboxAhead(ctx: ToolContext): { file: string; prefix: string[]
   const policy = buildPolicy(ctx);
   if (policy.placeholders.length > 0 || policy.network.allowedDomains.length > 0) return undefined;
   const { file, args } = bubblewrap(policy, availability, "/", []);
-  return { file, prefix: args.slice(0, -3) };
+  const prefix = args.slice(0, -3);
+  const points = mountPoints(prefix);
+  return points && { file, prefix, mountPoints: points };
 }
 
 /**

@@ -12,7 +12,9 @@ import {
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { ToolContext } from "../../src/core/context.js";
-import { type PrestartedShell, usePrestartedShells, waitingShell } from "../../src/process/prestart.js";
+import { PrestartedShell, usePrestartedShells, waitingShell } from "../../src/process/prestart.js";
+import { locateExecutable } from "../../src/process/shells.js";
+import { sandboxAhead } from "../../src/sandbox/launch.js";
 import { tempDir } from "../helpers/context.js";
 import { eventually } from "../process/ps.js";
 import { bash, nextTurn, sandboxContext, sandboxSettings } from "./helpers.js";
@@ -25,8 +27,9 @@ usePrestartedShells({ quietMs: 0 });
 const HOOK = "#!/bin/sh\nexit 0\n";
 
 /** A workspace where every control file exists, so no stand-in is needed and the sandbox can wait. */
-function project(rules: Array<["allow" | "deny" | "ask", string]> = []) {
-  const ws = tempDir("cc-tools-ahead-ws-");
+function project(rules: Array<["allow" | "deny" | "ask", string]> = [], name = "ws") {
+  const ws = join(tempDir("cc-tools-ahead-"), name);
+  mkdirSync(ws);
   const outside = tempDir("cc-tools-ahead-outside-");
   execFileSync("git", ["init", "-q", ws]);
   mkdirSync(join(ws, ".claude"));
@@ -78,6 +81,38 @@ describe("a sandbox started ahead of its command", () => {
     expect(text).toContain("Exit code 3");
     // The persistent cwd moved into sub, as with a spawn.
     expect((await bash(ctx, "pwd")).text).toContain(join(ws, "sub"));
+  });
+
+  it("is used in a workspace whose path /proc escapes in its mount table (a space, a backslash)", async () => {
+    const { ctx } = project([], "my \\ project");
+    const shell = await waitingSandbox(ctx);
+    const { text } = await bash(ctx, "echo hi > f && cat f");
+    expect(shell.ran).toBe(true);
+    expect(text).toBe("hi");
+  });
+
+  it("is never used when a mount its arguments make is missing once bubblewrap has set it up", async () => {
+    const { ctx } = project();
+    const ahead = sandboxAhead(ctx)!;
+    const bash = locateExecutable("bash", process.env.PATH)!;
+    // As if the host had moved one away between bubblewrap's mounts and the first look at them.
+    const shell = new PrestartedShell(
+      bash,
+      { PATH: process.env.PATH },
+      {
+        ...ahead,
+        mountPoints: [...ahead.mountPoints, "/no/such/mount"],
+      },
+    );
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(shell.waiting).toBe(true);
+      expect(shell.ready).toBe(false);
+      const args = [...ahead.prefix, "--chdir", "/", "--", bash, "-c", "true"];
+      expect(shell.claimIfFits(ahead.file, args, "/", { PATH: process.env.PATH })).toBeUndefined();
+    } finally {
+      shell.discard();
+    }
   });
 
   it("holds the boundary: writes outside, to control files and hook scripts, and reads of denied files fail", async () => {

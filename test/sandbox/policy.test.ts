@@ -6,7 +6,7 @@ import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import type { PermissionHandler, PermissionRequest } from "../../src/permissions/types.js";
 import { findTool } from "../../src/registry.js";
-import { bwrapArgs } from "../../src/sandbox/bwrap.js";
+import { bwrapArgs, mountPoints } from "../../src/sandbox/bwrap.js";
 import { holdPlaceholders, isPlaceholder } from "../../src/sandbox/placeholder.js";
 import { buildPolicy, hookScripts, type SandboxPolicy } from "../../src/sandbox/policy.js";
 import { sbplString, seatbeltProfile } from "../../src/sandbox/seatbelt.js";
@@ -370,5 +370,30 @@ describe("permissions with the sandbox on", () => {
     const ws = tempDir();
     const ctx = sandboxContext(ws, sandboxSettings(ws), { permissionMode: "plan" });
     expect((await ctx.checkPermission(bashTool, { command: "make" })).behavior).toBe("deny");
+  });
+});
+
+describe("mountPoints", () => {
+  it("lists where bwrapArgs's arguments mount, and refuses arguments it does not know", () => {
+    expect(
+      mountPoints([
+        "--ro-bind",
+        "/",
+        "/",
+        "--dev",
+        "/dev",
+        "--perms",
+        "0000",
+        "--tmpfs",
+        "/x y",
+        "--cap-drop",
+        "ALL",
+        "--as-pid-1",
+        "--",
+        "sh",
+      ]),
+    ).toEqual(["/", "/dev", "/x y"]);
+    expect(mountPoints(["--ro-bind", "/", "/", "--bind-try", "/a", "/a"])).toBeUndefined();
+    expect(mountPoints(["--bind", "/a"])).toBeUndefined();
   });
 });
