@@ -120,7 +120,7 @@ export interface SandboxAhead {
  * The mount table of a process, as "id mount-point" lines (the point as /proc escapes it): what a detached
  * or moved mount changes.
  */
-function mountTable(pid: number): string | undefined {
+function mountTable(pid: number | "self"): string | undefined {
   try {
     return readFileSync(`/proc/${pid}/mountinfo`, "utf8")
       .split("\n")
@@ -136,6 +136,9 @@ function mountTable(pid: number): string | undefined {
 /** A mount point as /proc/<pid>/mountinfo shows it: space, tab, newline and backslash as octal escapes. */
 const escapeMountPoint = (path: string) =>
   path.replace(/[ \t\n\\]/g, (c) => `\\${c.charCodeAt(0).toString(8).padStart(3, "0")}`);
+
+/** How often a waiting sandbox compares the host's mount table with the one it copied. */
+const HOST_MOUNTS_CHECK_MS = 1_000;
 
 /** What supervise needs to run a command in a waiting shell. */
 export interface PrestartedRun {
@@ -170,6 +173,15 @@ export class PrestartedShell {
    * mount table once bubblewrap had set it up; both unknown until then.
    */
   private inner: { pid: number; mounts: string } | undefined;
+  /**
+   * This process's own mount table when the sandbox started: bubblewrap copied it then, and where the
+   * host's mounts are private, nothing the host mounts or unmounts later reaches the copy.
+   */
+  private hostMounts: string | undefined;
+  /** Looks at the host's mount table while the sandbox waits (see HOST_MOUNTS_CHECK_MS). */
+  private hostWatch: NodeJS.Timeout | undefined;
+  /** A sandbox that could not be verified once set up: it is killed, and counts as one that died. */
+  private unusable = false;
 
   constructor(
     shell: string,
@@ -180,10 +192,12 @@ export class PrestartedShell {
     this.env = { ...env, [RUN_MARKER_VAR]: this.marker };
     const own: NodeJS.ProcessEnv = { ...this.env, LC_ALL: "C" };
     for (const name of HELD_BACK) if (name !== "LC_ALL") delete own[name];
-    // It waits in / (holding no file system of the user's busy) and changes to the command's directory when
-    // the command comes, so the path is resolved then, as a spawn's chdir would. Its own output goes to
+    // It waits in / (holding no file system of the user's busy; a sandbox holds the copy of the host's
+    // mounts it was set up with, given up when the host's own change) and changes to the command's directory
+    // when the command comes, so the path is resolved then, as a spawn's chdir would. Its own output goes to
     // /dev/null (a warning bash prints while it sets the environment); the command's goes to fds 3 and 4.
     const bash = [shell, "--noprofile", "--norc", "-c"];
+    if (sandbox) this.hostMounts = mountTable("self");
     this.child = sandbox
       ? spawn(sandbox.file, [...sandbox.prefix, "--chdir", "/", "--", ...bash, SANDBOXED_READER], {
           cwd: "/",
@@ -197,7 +211,13 @@ export class PrestartedShell {
           detached: true,
           stdio: ["pipe", "ignore", "ignore", "pipe", "pipe"],
         });
-    if (sandbox) (this.child.stdio[3] as Readable).once("data", () => this.sandboxReady());
+    if (sandbox) {
+      (this.child.stdio[3] as Readable).once("data", () => this.sandboxReady());
+      // A file system the host unmounts stays mounted in the waiting sandbox (and busy) until it ends.
+      this.hostWatch = setInterval(() => {
+        if (mountTable("self") !== this.hostMounts) this.discard();
+      }, HOST_MOUNTS_CHECK_MS).unref();
+    }
     this.child.on("error", () => this.end());
     this.child.on("exit", () => this.end());
     this.child.stdin!.on("error", () => {});
@@ -219,19 +239,23 @@ export class PrestartedShell {
   /** bubblewrap set the sandbox up: its init is bubblewrap's only child; its mounts are as they should be now. */
   private sandboxReady(): void {
     const pid = this.child.pid;
-    if (pid === undefined || this.ended) return;
+    if (pid === undefined || this.ended || this.claimed) return;
+    let children: string[] = [];
     try {
-      const children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(" ");
-      const mounts = children.length === 1 ? mountTable(Number(children[0])) : undefined;
-      if (!mounts) return;
-      // The host may have moved a mount between bubblewrap's setup and this look: each must be where the
-      // arguments put it (later checks only compare the table with this one).
-      const present = new Set(mounts.split("\n").map((line) => line.slice(line.indexOf(" ") + 1)));
-      if (!this.sandbox!.mountPoints.every((point) => present.has(escapeMountPoint(point)))) return;
-      this.inner = { pid: Number(children[0]), mounts };
+      children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(" ");
     } catch {
-      // No children file (a kernel without CONFIG_PROC_CHILDREN): it is never claimed.
+      // No children file (a kernel without CONFIG_PROC_CHILDREN): it cannot be verified.
     }
+    const mounts = children.length === 1 ? mountTable(Number(children[0])) : undefined;
+    // The host may have moved a mount between bubblewrap's setup and this look: each must be where the
+    // arguments put it (later checks only compare the table with this one).
+    const present = new Set(mounts?.split("\n").map((line) => line.slice(line.indexOf(" ") + 1)));
+    if (!mounts || !this.sandbox!.mountPoints.every((point) => present.has(escapeMountPoint(point)))) {
+      this.unusable = true;
+      this.discard();
+      return;
+    }
+    this.inner = { pid: Number(children[0]), mounts };
   }
 
   /**
@@ -247,6 +271,7 @@ export class PrestartedShell {
       return undefined;
     if (sandbox.prefix.some((arg, i) => args[i] !== arg)) return undefined;
     if (!this.inner || mountTable(this.inner.pid) !== this.inner.mounts) return undefined;
+    if (mountTable("self") !== this.hostMounts) return undefined;
     return { command: args.slice(n + 3), cwd: args[n + 1]! };
   }
 
@@ -262,7 +287,7 @@ export class PrestartedShell {
 
   /** True when it ended before any command came (a bash too old for it, or killed by someone else). */
   get died(): boolean {
-    return this.ended && !this.claimed;
+    return (this.ended && !this.claimed) || this.unusable;
   }
 
   /** True while it waits for a command. */
@@ -303,6 +328,7 @@ export class PrestartedShell {
     } else script = this.script(file, args, cwd, env);
     if (script === undefined) return undefined;
     this.claimed = true;
+    clearInterval(this.hostWatch);
     this.child.ref();
     const pipes = this.child.stdio as unknown as Readable[];
     const [stdout, stderr] = this.sandbox ? [pipes[1]!, pipes[2]!] : [pipes[3]!, pipes[4]!];
@@ -316,6 +342,7 @@ export class PrestartedShell {
     if (this.claimed || this.ended) return;
     this.claimed = true;
     this.discarded = true;
+    clearInterval(this.hostWatch);
     const pid = this.child.pid;
     if (pid === undefined) return;
     try {
@@ -329,6 +356,7 @@ export class PrestartedShell {
   private end(): void {
     if (this.ended) return;
     this.ended = true;
+    clearInterval(this.hostWatch);
     if (!this.claimed && this.child.pid !== undefined) untrackGroup(this.child.pid);
   }
 
@@ -348,8 +376,14 @@ export class PrestartedShell {
     if (sizes.some((size) => size > MAX_EXEC_STRING_BYTES)) return undefined;
     if (sizes.reduce((sum, size) => sum + size + 1, 0) > MAX_EXEC_TOTAL_BYTES) return undefined;
     if ([...argv, cwd].some((arg) => arg.includes("\0"))) return undefined;
-    // `cd -P` with an absolute path resolves it as chdir does (no CDPATH); a failure is the command's error.
-    const lines: string[] = [`cd -P -- ${shQuote(cwd)} 2>&4 || exit 126`];
+    // `cd -P` with an absolute path resolves it as chdir does (no CDPATH); a failure is the command's error,
+    // inside a sandbox bubblewrap's own (as its --chdir would have failed, so the command never started).
+    const dir = shQuote(cwd);
+    const lines: string[] = [
+      this.sandbox
+        ? `cd -P -- ${dir} 2>/dev/null || { r=$(cd -P -- ${dir} 2>&1); printf "bwrap: Can't chdir to %s: %s\\n" ${dir} "\${r##*: }" >&4; exit 1; }`
+        : `cd -P -- ${dir} 2>&4 || exit 126`,
+    ];
     const names = new Set([...Object.keys(this.env), ...Object.keys(target)]);
     for (const name of names) {
       const value = target[name];

@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import {
   chmodSync,
   existsSync,
@@ -105,8 +105,9 @@ describe("a sandbox started ahead of its command", () => {
       },
     );
     try {
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      expect(shell.waiting).toBe(true);
+      // Found when bubblewrap reports it set up: killed, and counted as a sandbox that died.
+      expect(await eventually(() => shell.died)).toBe(true);
+      expect(shell.waiting).toBe(false);
       expect(shell.ready).toBe(false);
       const args = [...ahead.prefix, "--chdir", "/", "--", bash, "-c", "true"];
       expect(shell.claimIfFits(ahead.file, args, "/", { PATH: process.env.PATH })).toBeUndefined();
@@ -186,6 +187,92 @@ describe("a sandbox started ahead of its command", () => {
       expect(result.isError, text).toBe(true);
       await nextTurn();
       check(ws);
+    },
+  );
+
+  it.each([
+    [
+      "git config renames .git/config into place",
+      "git -C WS config user.name someone",
+      "echo '[core] hooksPath = /tmp/x' >> .git/config",
+    ],
+    [
+      "mv .claude .claude-old; mkdir .claude",
+      "mv WS/.claude WS/.claude-old && mkdir WS/.claude",
+      "echo '{}' > .claude/settings.local.json",
+    ],
+    [
+      "an editor saves .mcp.json by a rename",
+      "echo '{}' > WS/.mcp.tmp && mv WS/.mcp.tmp WS/.mcp.json",
+      `echo '{"mcpServers":{}}' > .mcp.json`,
+    ],
+  ])(
+    "is never used when, while bubblewrap sets it up, the host does this: %s",
+    async (_what, host, command) => {
+      const { ctx, ws, gitConfig } = project();
+      expect((await bash(ctx, "true")).result.isError).toBe(false);
+      while (waitingShell(ctx.session) === undefined) await new Promise((resolve) => setImmediate(resolve));
+      const shell = waitingShell(ctx.session)!;
+      expect(shell.ready).toBe(false);
+      // The host is busy (the event loop blocked) while bubblewrap mounts, then changes the file: the change
+      // lands before this process first looks at the sandbox's mounts.
+      execFileSync("sh", ["-c", `sleep 0.1; ${host.replaceAll("WS", ws)}`]);
+      await eventually(() => !shell.waiting, 2_000);
+      expect(shell.ready).toBe(false);
+      const { result } = await bash(ctx, command);
+      expect(shell.ran).toBe(false);
+      expect(result.isError).toBe(true);
+      await nextTurn();
+      expect(readFileSync(join(ws, ".git", "config"), "utf8")).not.toContain("hooksPath");
+      expect(readFileSync(join(ws, ".mcp.json"), "utf8")).toBe("{}\n");
+      expect(existsSync(join(ws, ".claude", "settings.local.json"))).toBe(false);
+      expect(gitConfig).not.toContain("someone");
+    },
+  );
+
+  it("reports a working directory the sandbox cannot enter as bubblewrap itself would", async () => {
+    const { ctx } = project();
+    // The persistent cwd moves (outside the sandbox) into a Read-denied directory, which the sandbox hides.
+    await bash(ctx, "cd secrets", { dangerouslyDisableSandbox: true });
+    expect((await bash(ctx, "echo one")).text).toMatch(/The sandbox could not be set up/);
+    await nextTurn();
+    expect(await eventually(() => waitingShell(ctx.session)?.ready === true)).toBe(true);
+    const shell = waitingShell(ctx.session)!;
+    const { result, text } = await bash(ctx, "echo in");
+    expect(shell.ran).toBe(true);
+    expect(result.isError).toBe(true);
+    expect(text).toMatch(/bwrap: Can't chdir to .*secrets: Permission denied/);
+    expect(text).toMatch(/The sandbox could not be set up for this command/);
+  });
+
+  // Mounting needs root; CI runs as root. Where the host's mounts are private (containers, this VM), what
+  // the host unmounts later stays in a sandbox's copy.
+  it.runIf(process.getuid?.() === 0)(
+    "is not used once the host unmounted a file system it copied",
+    async () => {
+      const { ctx } = project();
+      const vault = tempDir("cc-tools-ahead-vault-");
+      const mountVault = () => {
+        execFileSync("mount", ["-t", "tmpfs", "none", vault]);
+        writeFileSync(join(vault, "secret"), "VAULT-9876\n");
+      };
+      mountVault();
+      try {
+        // Unmounted just before the command: the command's check sees it.
+        const shell = await waitingSandbox(ctx);
+        execFileSync("umount", [vault]);
+        const { text } = await bash(ctx, `cat ${vault}/secret`);
+        expect(shell.ran).toBe(false);
+        expect(text).not.toContain("VAULT-9876");
+        // Unmounted while no command comes: the waiting sandbox lets it go within about a second.
+        mountVault();
+        const next = await waitingSandbox(ctx);
+        execFileSync("umount", [vault]);
+        expect(await eventually(() => !next.waiting, 3_000)).toBe(true);
+        expect(next.ran).toBe(false);
+      } finally {
+        spawnSync("umount", [vault]);
+      }
     },
   );
 
