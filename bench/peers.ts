@@ -189,7 +189,7 @@ const bench: Bench = async (report, options) => {
             return runCommand("sed", ["-i", `s/${from}/${to}/`, copies.sed]);
           },
         },
-        options.quick ? 5 : 11,
+        options.quick ? 5 : 21,
       )),
       targetRatio: 1.0,
       targetPeerRatio: 1.0,

@@ -1,5 +1,5 @@
-import { spawn } from "node:child_process";
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createToolContext } from "../src/context.js";
@@ -67,24 +67,51 @@ const bench: Bench = async (report) => {
   // (src/process/prestart.ts), so neither call waits for this process to fork. It is started once the
   // process has been quiet for a moment, so the calls come with a pause between them, as from a model.
   usePrestartedShells();
-  const offAhead = createToolContext({ workingDir, permissionMode: "bypassPermissions", config });
-  const onAhead = createToolContext({ workingDir, permissionMode: "bypassPermissions" });
-  const ahead = await timePair(
-    () => runTool("Bash", { command: "echo hi" }, onAhead),
-    () => runTool("Bash", { command: "echo hi" }, offAhead),
-    30,
-    5,
-    THINK_MS,
-  );
-  report({
-    name: "Bash echo hi in the OS sandbox, shells started ahead (as the MCP server runs them)",
-    baseline: "the same call unsandboxed",
-    oursMs: ahead.oursMs,
-    baselineMs: ahead.baselineMs,
-    targetMs: ahead.baselineMs + 10,
-    note: `usePrestartedShells(), ${THINK_MS} ms between calls: the fork is off the command's path, so this is what the sandbox itself adds`,
+  // In a project (a git repository with .claude/ and .mcp.json) the sandbox itself is started ahead too;
+  // in the bare workspace stand-ins for the missing control files keep bubblewrap per command.
+  const project = join(workingDir, "project");
+  mkdirSync(join(project, ".claude"), { recursive: true });
+  writeFileSync(join(project, ".mcp.json"), "{}\n");
+  execFileSync("git", ["init", "-q", project]);
+  const projectConfig = emptySettings(project);
+  projectConfig.sandbox.enabled = false;
+  const offAhead = createToolContext({
+    workingDir: project,
+    permissionMode: "bypassPermissions",
+    config: projectConfig,
   });
+  const onAhead = createToolContext({ workingDir: project, permissionMode: "bypassPermissions" });
+  const bareAhead = createToolContext({ workingDir, permissionMode: "bypassPermissions" });
+  for (const [sandboxed, name, note] of [
+    [
+      onAhead,
+      "Bash echo hi in the OS sandbox started ahead (a project, as the MCP server runs it)",
+      "the sandbox for the next command waits, set up, while the model thinks",
+    ],
+    [
+      bareAhead,
+      "Bash echo hi in the OS sandbox, bare workspace, shells started ahead",
+      "no .git, .claude or .mcp.json: bubblewrap starts per command, from the waiting bash",
+    ],
+  ] as const) {
+    const ahead = await timePair(
+      () => runTool("Bash", { command: "echo hi" }, sandboxed),
+      () => runTool("Bash", { command: "echo hi" }, offAhead),
+      30,
+      5,
+      THINK_MS,
+    );
+    report({
+      name,
+      baseline: "the same call unsandboxed",
+      oursMs: ahead.oursMs,
+      baselineMs: ahead.baselineMs,
+      targetMs: ahead.baselineMs + 10,
+      note: `usePrestartedShells(), ${THINK_MS} ms between calls: ${note}`,
+    });
+  }
   await onAhead.session.dispose();
+  await bareAhead.session.dispose();
   await offAhead.session.dispose();
   rmSync(workingDir, { recursive: true, force: true });
 };
