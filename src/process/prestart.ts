@@ -117,21 +117,20 @@ export interface SandboxAhead {
 }
 
 /**
- * The mount table of a process, as "id mount-point" lines (the point as /proc escapes it): what a detached
- * or moved mount changes.
+ * The mount table of a process, whole (/proc/<pid>/mountinfo): a detached, moved or replaced mount changes
+ * it. Whole lines, not ids and points alone: the kernel hands a freed mount id to the next mount, so a file
+ * system unmounted and another mounted at the same place can keep both; its device and options differ.
  */
 function mountTable(pid: number | "self"): string | undefined {
   try {
-    return readFileSync(`/proc/${pid}/mountinfo`, "utf8")
-      .split("\n")
-      .filter((line) => line !== "")
-      .map((line) => line.split(" ", 5))
-      .map((fields) => `${fields[0]} ${fields[4]}`)
-      .join("\n");
+    return readFileSync(`/proc/${pid}/mountinfo`, "utf8");
   } catch {
     return undefined;
   }
 }
+
+/** The mount points of a mount table (its fifth fields, as /proc escapes them). */
+const mountPointsIn = (table: string) => new Set(table.split("\n").map((line) => line.split(" ", 5)[4]));
 
 /** A mount point as /proc/<pid>/mountinfo shows it: space, tab, newline and backslash as octal escapes. */
 const escapeMountPoint = (path: string) =>
@@ -249,7 +248,7 @@ export class PrestartedShell {
     const mounts = children.length === 1 ? mountTable(Number(children[0])) : undefined;
     // The host may have moved a mount between bubblewrap's setup and this look: each must be where the
     // arguments put it (later checks only compare the table with this one).
-    const present = new Set(mounts?.split("\n").map((line) => line.slice(line.indexOf(" ") + 1)));
+    const present = mounts ? mountPointsIn(mounts) : new Set();
     if (!mounts || !this.sandbox!.mountPoints.every((point) => present.has(escapeMountPoint(point)))) {
       this.unusable = true;
       this.discard();
@@ -404,7 +403,8 @@ export class PrestartedShell {
       lines.push(`export SHLVL=${Number(shlvl) + 1}`);
     }
     for (const name of ["PWD", "OLDPWD"]) {
-      const value = target[name];
+      // bubblewrap sets PWD to its --chdir directory, whatever the environment held.
+      const value = name === "PWD" && this.sandbox ? cwd : target[name];
       lines.push(value === undefined ? `unset ${name}` : `export ${name}=${shQuote(value)}`);
     }
     lines.push(`exec ${argv.map(shQuote).join(" ")} </dev/null >&3 2>&4 3>&- 4>&-`);

@@ -1,4 +1,5 @@
-import { existsSync, lstatSync, readFileSync } from "node:fs";
+import { existsSync, lstatSync, readFileSync, realpathSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { byCodeUnits } from "../core/order.js";
 import { isWithin } from "../fs/canonical.js";
 import type { SandboxPolicy } from "./policy.js";
@@ -38,8 +39,11 @@ export function socketsToHide(keep: readonly string[], table = "/proc/net/unix")
   const files = new Set<string>();
   for (const line of text.split("\n").slice(1)) {
     // Num RefCount Protocol Flags Type St Inode Path; the path may hold spaces.
-    const path = line.trim().split(/\s+/).slice(7).join(" ");
-    if (!path.startsWith("/") || path === "/run" || path.startsWith("/run/")) continue;
+    const bound = line.trim().split(/\s+/).slice(7).join(" ");
+    if (!bound.startsWith("/")) continue;
+    // As bubblewrap resolves a mount point: /var/run/docker.sock is /run/docker.sock, under the new /run.
+    const path = resolvedOr(bound);
+    if (path === "/run" || path.startsWith("/run/")) continue;
     if (keep.some((k) => isWithin(path, k))) continue;
     const underTmp = /^\/tmp\/[^/]+\//.exec(path)?.[0].slice(0, -1);
     try {
@@ -51,6 +55,19 @@ export function socketsToHide(keep: readonly string[], table = "/proc/net/unix")
     }
   }
   return { dirs: [...dirs], files: [...files] };
+}
+
+/** `path` with its symlinks resolved (its directory's, if it is gone since it was listed), else as it is. */
+function resolvedOr(path: string): string {
+  try {
+    return realpathSync.native(path);
+  } catch {
+    try {
+      return join(realpathSync.native(dirname(path)), basename(path));
+    } catch {
+      return path;
+    }
+  }
 }
 
 /**

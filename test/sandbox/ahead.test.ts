@@ -7,6 +7,7 @@ import {
   readFileSync,
   renameSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
@@ -114,6 +115,21 @@ describe("a sandbox started ahead of its command", () => {
     } finally {
       shell.discard();
     }
+  });
+
+  it("gives the command the PWD bubblewrap would: its directory, not the environment's", async () => {
+    const { ctx, ws } = project();
+    mkdirSync(join(ws, "real"));
+    symlinkSync(join(ws, "real"), join(ws, "link"));
+    // An inherited PWD naming the same directory through a link: bubblewrap's --chdir overrides it.
+    ctx.config.env.PWD = join(ws, "link");
+    await bash(ctx, "cd real");
+    await nextTurn();
+    expect(await eventually(() => waitingShell(ctx.session)?.ready === true)).toBe(true);
+    const shell = waitingShell(ctx.session)!;
+    const { text } = await bash(ctx, 'echo "$PWD"');
+    expect(shell.ran).toBe(true);
+    expect(text).toBe(join(ws, "real"));
   });
 
   it("holds the boundary: writes outside, to control files and hook scripts, and reads of denied files fail", async () => {
@@ -270,6 +286,15 @@ describe("a sandbox started ahead of its command", () => {
         execFileSync("umount", [vault]);
         expect(await eventually(() => !next.waiting, 3_000)).toBe(true);
         expect(next.ran).toBe(false);
+        // Unmounted and another mounted in its place: the kernel may give the new mount the old one's id.
+        mountVault();
+        const third = await waitingSandbox(ctx);
+        execFileSync("umount", [vault]);
+        execFileSync("mount", ["-t", "tmpfs", "none", vault]);
+        writeFileSync(join(vault, "secret"), "NEW-1111\n");
+        const again = await bash(ctx, `cat ${vault}/secret`);
+        expect(third.ran).toBe(false);
+        expect(again.text).toBe("NEW-1111");
       } finally {
         spawnSync("umount", [vault]);
       }

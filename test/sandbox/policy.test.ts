@@ -1,12 +1,13 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:net";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import type { PermissionHandler, PermissionRequest } from "../../src/permissions/types.js";
 import { findTool } from "../../src/registry.js";
-import { bwrapArgs, mountPoints } from "../../src/sandbox/bwrap.js";
+import { bwrapArgs, mountPoints, socketsToHide } from "../../src/sandbox/bwrap.js";
 import { holdPlaceholders, isPlaceholder } from "../../src/sandbox/placeholder.js";
 import { buildPolicy, hookScripts, type SandboxPolicy } from "../../src/sandbox/policy.js";
 import { sbplString, seatbeltProfile } from "../../src/sandbox/seatbelt.js";
@@ -395,5 +396,44 @@ describe("mountPoints", () => {
     ).toEqual(["/", "/dev", "/x y"]);
     expect(mountPoints(["--ro-bind", "/", "/", "--bind-try", "/a", "/a"])).toBeUndefined();
     expect(mountPoints(["--bind", "/a"])).toBeUndefined();
+  });
+});
+
+describe("sockets to hide", () => {
+  /** A listening Unix socket at `path`, closed after the test. */
+  async function listening(path: string): Promise<Server> {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(path, resolve));
+    return server;
+  }
+
+  it("are named as bubblewrap resolves a mount point: through symlinks, and skipped under /run", async () => {
+    const base = mkdtempSync(join("/var/tmp", "cc-tools-sockets-"));
+    const servers: Server[] = [];
+    try {
+      mkdirSync(join(base, "real"));
+      symlinkSync(join(base, "real"), join(base, "link"));
+      servers.push(await listening(join(base, "real", "s.sock")));
+      const lines = [`${join(base, "link", "s.sock")}`];
+      // /var/run is a symlink to /run on most systems: a socket there is under the sandbox's empty /run.
+      const inRun = `/run/cc-tools-test-${process.pid}.sock`;
+      const canBindRun = process.getuid?.() === 0 && existsSync("/run");
+      if (canBindRun) {
+        servers.push(await listening(inRun));
+        symlinkSync("/run", join(base, "runlink"));
+        lines.push(join(base, "runlink", basename(inRun)));
+      }
+      const table = join(base, "unix");
+      writeFileSync(
+        table,
+        `Num       RefCount Protocol Flags    Type St Inode Path\n${lines.map((path, i) => `0000: 00000002 00000000 00010000 0001 01 ${100 + i} ${path}`).join("\n")}\n`,
+      );
+      const masks = socketsToHide([], table);
+      expect(masks.files).toEqual([join(base, "real", "s.sock")]);
+      expect(masks.dirs).toEqual([]);
+    } finally {
+      for (const server of servers) server.close();
+      rmSync(base, { recursive: true, force: true });
+    }
   });
 });
