@@ -90,6 +90,7 @@ const bench: Bench = async (report, options) => {
     const sampler = sampleRss(peer ? [ours.pid, peer.pid] : [ours.pid]);
     const times = await timeInterleaved(contestants, n, 3);
     const [peakRssMb, peerPeakRssMb] = sampler.stop();
+    if (peakRssMb! > seriesPeak) options.info(`series peak so far: ${sampler.parts()[0]!.join(" + ")} MB`);
     seriesPeak = Math.max(seriesPeak, peakRssMb!);
     peerSeriesPeak = Math.max(peerSeriesPeak, peerPeakRssMb ?? 0);
     return {
@@ -235,6 +236,8 @@ const bench: Bench = async (report, options) => {
         BASH_PAUSE_MS,
       );
       const [sandboxedRss, unsandboxedRss, longLivedRss, bareRss] = bashRss.stop();
+      if (longLivedRss! > seriesPeak)
+        options.info(`series peak so far: ${bashRss.parts()[2]!.join(" + ")} MB`);
       seriesPeak = Math.max(seriesPeak, longLivedRss!);
       report({
         name: "Bash echo hi, sandbox off",

@@ -149,17 +149,39 @@ function image(pid: number): string {
  * exec'd, it is.
  */
 export function treeRssMb(pid: number): number {
-  const [root, ...descendants] = tree(pid);
-  const own = image(root!);
-  return descendants.reduce((sum, p) => (image(p) === own ? sum : sum + rssMb(p)), rssMb(root!));
+  return treeRss(pid).mb;
 }
 
-/** Samples the RSS of a few process trees every 10 ms until stopped; `stop` returns each tree's peak in MB. */
-export function sampleRss(pids: number[]): { stop: () => number[] } {
-  const peaks = pids.map((pid) => treeRssMb(pid));
+/** treeRssMb, with what it is made of: "name MB" for each process counted. */
+function treeRss(pid: number): { mb: number; parts: string[] } {
+  const [root, ...descendants] = tree(pid);
+  const own = image(root!);
+  const counted = [root!, ...descendants.filter((p) => image(p) !== own)];
+  const sizes = counted.map((p) => ({ p, mb: rssMb(p) }));
+  return {
+    mb: sizes.reduce((sum, { mb }) => sum + mb, 0),
+    parts: sizes.map(({ p, mb }) => `${processName(p)} ${mb.toFixed(1)}`),
+  };
+}
+
+function processName(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, "utf8").trim();
+  } catch {
+    return "?";
+  }
+}
+
+/**
+ * Samples the RSS of a few process trees every 10 ms until stopped; `stop` returns each tree's peak in MB,
+ * and `parts` what each peak was made of (to tell a server's own growth from a child's).
+ */
+export function sampleRss(pids: number[]): { stop: () => number[]; parts: () => string[][] } {
+  const peaks = pids.map((pid) => treeRss(pid));
   const sample = () => {
     pids.forEach((pid, i) => {
-      peaks[i] = Math.max(peaks[i]!, treeRssMb(pid));
+      const now = treeRss(pid);
+      if (now.mb > peaks[i]!.mb) peaks[i] = now;
     });
   };
   const timer = setInterval(sample, 10);
@@ -167,7 +189,8 @@ export function sampleRss(pids: number[]): { stop: () => number[] } {
     stop: () => {
       clearInterval(timer);
       sample();
-      return peaks;
+      return peaks.map(({ mb }) => mb);
     },
+    parts: () => peaks.map(({ parts }) => parts),
   };
 }
