@@ -4,6 +4,7 @@ import type { Readable } from "node:stream";
 import type { ToolContext } from "../core/context.js";
 import { log } from "../core/log.js";
 import type { Session, SessionSlot } from "../core/session.js";
+import { StandInMounter } from "../sandbox/mounter.js";
 import { modelCommandEnv } from "./env.js";
 import { newRunMarker, RUN_MARKER_VAR } from "./escapees.js";
 import { trackGroup, untrackGroup } from "./groups.js";
@@ -110,9 +111,16 @@ const SANDBOXED_READER = `printf r >&3; exec 3>&1 4>&2 >/dev/null 2>&1; ${READER
 export interface SandboxAhead {
   /** bubblewrap. */
   file: string;
-  /** Its arguments before `--chdir DIR -- command…`. */
+  /** The command's arguments before `--chdir DIR -- command…`. */
   prefix: readonly string[];
-  /** The mount points those arguments make, each of which the sandbox must have once it is set up. */
+  /**
+   * The paths those arguments bind read-only over themselves that the sandbox gets only when its command
+   * comes (stand-ins for missing control files, which must not wait in the workspace: sandbox/mounter.ts).
+   */
+  standIns: readonly string[];
+  /** What the waiting sandbox is started with: `prefix` without the stand-ins' `--ro-bind`s. */
+  startPrefix: readonly string[];
+  /** The mount points `startPrefix` makes, each of which the sandbox must have once it is set up. */
   mountPoints: readonly string[];
 }
 
@@ -135,6 +143,24 @@ const mountPointsIn = (table: string) => new Set(table.split("\n").map((line) =>
 /** A mount point as /proc/<pid>/mountinfo shows it: space, tab, newline and backslash as octal escapes. */
 const escapeMountPoint = (path: string) =>
   path.replace(/[ \t\n\\]/g, (c) => `\\${c.charCodeAt(0).toString(8).padStart(3, "0")}`);
+
+/**
+ * True when `after` is the mount table `before` plus one read-only mount at each of `standIns` and nothing
+ * else: every line of `before` still there, whole.
+ */
+function addsStandIns(before: string, after: string, standIns: readonly string[]): boolean {
+  const old = new Set(before.split("\n"));
+  const lines = after.split("\n");
+  if (lines.length !== before.split("\n").length + standIns.length) return false;
+  const kept = new Set(lines.filter((line) => old.has(line)));
+  if (kept.size !== old.size) return false;
+  const added = lines.filter((line) => !old.has(line)).map((line) => line.split(" "));
+  const wanted = new Set(standIns.map(escapeMountPoint));
+  return (
+    added.length === wanted.size &&
+    added.every((fields) => wanted.delete(fields[4]!) && fields[5]!.split(",").includes("ro"))
+  );
+}
 
 /** How often a waiting sandbox compares the host's mount table with the one it copied. */
 const HOST_MOUNTS_CHECK_MS = 1_000;
@@ -181,6 +207,10 @@ export class PrestartedShell {
   private hostWatch: NodeJS.Timeout | undefined;
   /** A sandbox that could not be verified once set up: it is killed, and counts as one that died. */
   private unusable = false;
+  /** Mounts the stand-ins when the command comes (sandboxes with stand-ins only). */
+  private mounter: StandInMounter | undefined;
+  /** The stand-ins are mounted, for the command whose arguments were last checked. */
+  private standInsMounted = false;
 
   constructor(
     shell: string,
@@ -198,7 +228,7 @@ export class PrestartedShell {
     const bash = [shell, "--noprofile", "--norc", "-c"];
     if (sandbox) this.hostMounts = mountTable("self");
     this.child = sandbox
-      ? spawn(sandbox.file, [...sandbox.prefix, "--chdir", "/", "--", ...bash, SANDBOXED_READER], {
+      ? spawn(sandbox.file, [...sandbox.startPrefix, "--chdir", "/", "--", ...bash, SANDBOXED_READER], {
           cwd: "/",
           env: own,
           detached: true,
@@ -211,6 +241,7 @@ export class PrestartedShell {
           stdio: ["pipe", "ignore", "ignore", "pipe", "pipe"],
         });
     if (sandbox) {
+      if (sandbox.standIns.length > 0) this.mounter = new StandInMounter();
       (this.child.stdio[3] as Readable).once("data", () => this.sandboxReady());
       // A file system the host unmounts stays mounted in the waiting sandbox (and busy) until it ends.
       this.hostWatch = setInterval(() => {
@@ -255,6 +286,44 @@ export class PrestartedShell {
       return;
     }
     this.inner = { pid: Number(children[0]), mounts };
+    this.mounter?.join(this.inner.pid);
+  }
+
+  /** `args` are bubblewrap's for a command with the very arguments this sandbox was started for. */
+  private fits(file: string, args: readonly string[]): boolean {
+    const sandbox = this.sandbox!;
+    const n = sandbox.prefix.length;
+    if (file !== sandbox.file || args.length < n + 4 || args[n] !== "--chdir" || args[n + 2] !== "--")
+      return false;
+    return sandbox.prefix.every((arg, i) => args[i] === arg);
+  }
+
+  /**
+   * Before a command whose bubblewrap arguments are `file args` is handed over: mounts the stand-ins they
+   * bind (their placeholders were made with the command's launch), and checks the sandbox's mount table,
+   * which must be the one it was set up with plus one read-only mount at each stand-in. Anything else,
+   * and the sandbox is killed (the command then spawns bubblewrap as before). A no-op for a sandbox without
+   * stand-ins or for other arguments.
+   */
+  async mountStandIns(file: string, args: readonly string[]): Promise<void> {
+    const { mounter, inner } = this;
+    const standIns = this.sandbox?.standIns ?? [];
+    if (standIns.length === 0 || this.standInsMounted || !this.waiting) return;
+    if (!mounter || !inner || !this.fits(file, args)) return;
+    try {
+      await mounter.mount(standIns);
+      const mounts = mountTable(inner.pid);
+      if (!this.waiting || mounts === undefined || !addsStandIns(inner.mounts, mounts, standIns)) {
+        throw new Error("the sandbox's mount table is not the one expected");
+      }
+      this.inner = { ...inner, mounts };
+      this.standInsMounted = true;
+    } catch (error) {
+      log.debug("a waiting sandbox could not get its stand-ins", error);
+      this.discard();
+    } finally {
+      mounter.kill();
+    }
   }
 
   /**
@@ -264,11 +333,9 @@ export class PrestartedShell {
    * mount in every namespace), which the policy alone, built from paths, would not show.
    */
   private inside(file: string, args: readonly string[]): { command: string[]; cwd: string } | undefined {
-    const sandbox = this.sandbox!;
-    const n = sandbox.prefix.length;
-    if (file !== sandbox.file || args.length < n + 4 || args[n] !== "--chdir" || args[n + 2] !== "--")
-      return undefined;
-    if (sandbox.prefix.some((arg, i) => args[i] !== arg)) return undefined;
+    const n = this.sandbox!.prefix.length;
+    if (!this.fits(file, args)) return undefined;
+    if (this.sandbox!.standIns.length > 0 && !this.standInsMounted) return undefined;
     if (!this.inner || mountTable(this.inner.pid) !== this.inner.mounts) return undefined;
     if (mountTable("self") !== this.hostMounts) return undefined;
     return { command: args.slice(n + 3), cwd: args[n + 1]! };
@@ -276,7 +343,8 @@ export class PrestartedShell {
 
   /** True while it waits and, inside a sandbox, bubblewrap has set that up: a command can be handed to it. */
   get ready(): boolean {
-    return this.waiting && (!this.sandbox || this.inner !== undefined);
+    if (!this.waiting || !this.sandbox) return this.waiting;
+    return this.inner !== undefined && (this.sandbox.standIns.length === 0 || this.mounter?.ready === true);
   }
 
   /** True once a command was handed to it. */
@@ -328,6 +396,7 @@ export class PrestartedShell {
     if (script === undefined) return undefined;
     this.claimed = true;
     clearInterval(this.hostWatch);
+    this.mounter?.kill();
     this.child.ref();
     const pipes = this.child.stdio as unknown as Readable[];
     const [stdout, stderr] = this.sandbox ? [pipes[1]!, pipes[2]!] : [pipes[3]!, pipes[4]!];
@@ -342,6 +411,7 @@ export class PrestartedShell {
     this.claimed = true;
     this.discarded = true;
     clearInterval(this.hostWatch);
+    this.mounter?.kill();
     const pid = this.child.pid;
     if (pid === undefined) return;
     try {
@@ -356,6 +426,7 @@ export class PrestartedShell {
     if (this.ended) return;
     this.ended = true;
     clearInterval(this.hostWatch);
+    this.mounter?.kill();
     if (!this.claimed && this.child.pid !== undefined) untrackGroup(this.child.pid);
   }
 
@@ -498,6 +569,19 @@ function noteDeath(state: PrestartState, shell: PrestartedShell): void {
   if (!shell.died) return;
   if (shell.sandboxed) state.sandboxDeaths++;
   else state.givenUp = true;
+}
+
+/**
+ * Readies the session's waiting sandbox for a command launched as `file args` (bubblewrap's): mounts the
+ * stand-ins those arguments bind, where the sandbox waits without them (see PrestartedShell.mountStandIns).
+ */
+export async function readyWaitingSandbox(
+  session: Session,
+  file: string,
+  args: readonly string[],
+): Promise<void> {
+  if (!enabled || session.isDisposed) return;
+  await session.get(prestartSlot).shell?.mountStandIns(file, args);
 }
 
 /**

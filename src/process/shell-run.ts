@@ -10,7 +10,7 @@ import { OutputCapture, type OutputSnapshot } from "./capture.js";
 import { currentDir, settleDir, startingDir } from "./cwd.js";
 import { modelCommandEnv } from "./env.js";
 import { groupWaitsForInput } from "./input-wait.js";
-import { prestartFor as prestartShellFor, takePrestarted } from "./prestart.js";
+import { prestartFor as prestartShellFor, readyWaitingSandbox, takePrestarted } from "./prestart.js";
 import { reportProgressWhileRunning } from "./progress.js";
 import { leftInFullScreen, promptLine, STALL_QUIET_MS } from "./prompt.js";
 import type { ShellAdapter } from "./shells.js";
@@ -90,11 +90,15 @@ async function launch(
   const { file, args } = adapter.invocation(prepared.executable, prepared.text, cwdFile);
   const asInit = adapter.invocationAsInit?.bind(adapter, prepared.executable, prepared.text, cwdFile);
   try {
-    return await sandboxLaunch(
+    const launched = await sandboxLaunch(
       request.ctx,
       { file, args, cwd: prepared.start.dir, env: prepared.env, asInit },
       { command: request.command, shell: request.adapter.kind, disableSandbox: request.disableSandbox },
     );
+    if (launched.contained && adapter.kind === "bash") {
+      await readyWaitingSandbox(request.ctx.session, launched.file, launched.args);
+    }
+    return launched;
   } catch (error) {
     prepared.cleanup();
     throw error;

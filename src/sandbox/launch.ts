@@ -6,6 +6,7 @@ import type { ToolContext } from "../core/context.js";
 import { ToolError } from "../core/errors.js";
 import { once } from "../core/once.js";
 import { isWithin } from "../fs/canonical.js";
+import type { SandboxAhead } from "../process/prestart.js";
 import { shQuote } from "../process/shells.js";
 import { bwrapArgs, mountPoints, socketsToHide } from "./bwrap.js";
 import {
@@ -15,6 +16,7 @@ import {
   sandboxMode,
   warnIfUnavailable,
 } from "./mode.js";
+import { canMountStandInsLate } from "./mounter.js";
 import { holdPlaceholders, releaseIdlePlaceholders } from "./placeholder.js";
 import { buildPolicy, type SandboxPolicy } from "./policy.js";
 import type { Availability } from "./probe.js";
@@ -336,25 +338,44 @@ function bubblewrap(
 /**
  * The sandbox the session's next Bash command would run in, for starting it ahead of the command (see
  * process/prestart.ts): bubblewrap's path and its arguments before `--chdir DIR -- command…`, which are
- * the same for every command while the policy holds. Undefined where it cannot be started ahead: the
- * sandbox is off or is not bubblewrap, its init cannot be the command's shell (`--as-pid-1`), hosts are
- * allowed (the network bridge is per command), or a control file is missing: its stand-in would have to
- * stay in the workspace for as long as the sandbox waits.
+ * the same for every command while the policy holds. A control file that is missing gets its stand-in
+ * only when the command comes (sandbox/mounter.ts): its placeholder must not wait in the workspace.
+ * Undefined where it cannot be started ahead: the sandbox is off or is not bubblewrap, its init cannot be
+ * the command's shell (`--as-pid-1`), hosts are allowed (the network bridge is per command), or a stand-in
+ * is needed and cannot be mounted late on this host (no perl, an architecture not known here), or another
+ * mount of the command lies in or above a stand-in after it (the late mount would land in another order).
  */
-export function sandboxAhead(
-  ctx: ToolContext,
-): { file: string; prefix: string[]; mountPoints: string[] } | undefined {
+export function sandboxAhead(ctx: ToolContext): SandboxAhead | undefined {
   const mode = sandboxMode(ctx);
   const { availability } = mode;
   if (!availability.ok || availability.mechanism !== "bubblewrap" || !availability.asPid1) return undefined;
   // What a plain command gets: an excluded command or dangerouslyDisableSandbox just spawns as before.
   if (!commandSandboxed(ctx, { command: "", shell: "bash" }, mode).sandboxed) return undefined;
   const policy = buildPolicy(ctx);
-  if (policy.placeholders.length > 0 || policy.network.allowedDomains.length > 0) return undefined;
+  if (policy.network.allowedDomains.length > 0) return undefined;
+  const standIns = policy.placeholders;
+  if (standIns.length > 0 && !canMountStandInsLate()) return undefined;
   const { file, args } = bubblewrap(policy, availability, "/", []);
   const prefix = args.slice(0, -3);
-  const points = mountPoints(prefix);
-  return points && { file, prefix, mountPoints: points };
+  const startPrefix = withoutReadOnlyBinds(prefix, standIns);
+  const points = mountPoints(startPrefix);
+  const all = mountPoints(prefix);
+  if (!points || !all) return undefined;
+  for (const standIn of standIns) {
+    const later = all.slice(all.lastIndexOf(standIn) + 1);
+    if (later.some((point) => isWithin(point, standIn) || isWithin(standIn, point))) return undefined;
+  }
+  return { file, prefix, standIns, startPrefix, mountPoints: points };
+}
+
+/** `args` without the `--ro-bind PATH PATH` of each of `paths`. */
+function withoutReadOnlyBinds(args: readonly string[], paths: readonly string[]): string[] {
+  const kept: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === "--ro-bind" && paths.includes(args[i + 1]!) && args[i + 2] === args[i + 1]) i += 2;
+    else kept.push(args[i]!);
+  }
+  return kept;
 }
 
 /**

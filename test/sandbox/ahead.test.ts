@@ -333,3 +333,92 @@ describe("a sandbox started ahead of its command", () => {
     ).toBe(true);
   });
 });
+
+/** A workspace with no control file: no `.git`, `.claude/` or `.mcp.json`, each kept from being made. */
+function bare() {
+  const ws = join(tempDir("cc-tools-ahead-bare-"), "ws");
+  mkdirSync(ws);
+  const outside = tempDir("cc-tools-ahead-outside-");
+  return { ws, outside, ctx: sandboxContext(ws, sandboxSettings(ws)) };
+}
+
+/** Processes of the stand-in helper (sandbox/mounter.ts) still running. */
+function mounterProcesses(): string[] {
+  return readdirSync("/proc").filter((pid) => {
+    try {
+      return /^\d+$/.test(pid) && readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("NS_GET_USERNS");
+    } catch {
+      return false;
+    }
+  });
+}
+
+describe("a sandbox started ahead where control files are missing", () => {
+  it("waits without stand-ins in the workspace, and gets them before its command runs", async () => {
+    const { ctx, ws, outside } = bare();
+    for (const command of [
+      "mkdir -p .claude && echo '{}' > .claude/settings.json",
+      `echo '{"mcpServers":{}}' > .mcp.json`,
+      "git init -q .",
+      "mkdir -p .git/hooks && printf x > .git/hooks/pre-commit",
+      "mv .claude claude-old",
+      "rmdir .mcp.json",
+      `echo pwned > ${outside}/direct`,
+    ]) {
+      const shell = await waitingSandbox(ctx);
+      await nextTurn();
+      // While it waits, the workspace is as the user left it: no placeholder in it.
+      expect(readdirSync(ws), command).toEqual([]);
+      const helpers = mounterProcesses();
+      expect(helpers).toHaveLength(1);
+      const { result, text } = await bash(ctx, command);
+      expect(shell.ran, command).toBe(true);
+      expect(result.isError, `${command}: ${text}`).toBe(true);
+      // The helper was gone before the command ran.
+      expect(mounterProcesses()).not.toContain(helpers[0]);
+    }
+    await nextTurn();
+    expect(readdirSync(ws)).toEqual([]);
+    expect(readdirSync(outside)).toEqual([]);
+    // Ordinary work goes on in it.
+    const shell = await waitingSandbox(ctx);
+    const { result, text } = await bash(ctx, "echo hi > notes.txt && cat notes.txt");
+    expect(shell.ran).toBe(true);
+    expect(result.isError, text).toBe(false);
+    expect(text).toBe("hi");
+    await nextTurn();
+    expect(readdirSync(ws)).toEqual(["notes.txt"]);
+  });
+
+  it("binds a control file the host made while it waited read-only, as a sandbox of its own would", async () => {
+    const { ctx, ws } = bare();
+    const shell = await waitingSandbox(ctx);
+    writeFileSync(join(ws, ".mcp.json"), '{"mcpServers":{}}\n');
+    const { result, text } = await bash(ctx, "cat .mcp.json && echo '{}' > .mcp.json");
+    expect(result.isError).toBe(true);
+    expect(text).toContain('{"mcpServers":{}}');
+    expect(text).toContain("Read-only file system");
+    await nextTurn();
+    expect(readFileSync(join(ws, ".mcp.json"), "utf8")).toBe('{"mcpServers":{}}\n');
+    expect(shell.waiting).toBe(false);
+  });
+
+  it("is killed, with its helper, when the command's arguments differ (a new deny rule)", async () => {
+    const { ctx, ws } = bare();
+    writeFileSync(join(ws, "notes.txt"), "NOTE-5678\n");
+    const shell = await waitingSandbox(ctx);
+    const helpers = mounterProcesses();
+    expect(helpers).toHaveLength(1);
+    ctx.config.rules.push({
+      rule: "Read(./notes.txt)",
+      behavior: "deny",
+      source: { scope: "project", root: ws },
+    });
+    const { result, text } = await bash(ctx, "echo x > .mcp.json");
+    expect(shell.ran).toBe(false);
+    expect(result.isError, text).toBe(true);
+    expect(await eventually(() => !mounterProcesses().includes(helpers[0]!))).toBe(true);
+    await nextTurn();
+    expect(readdirSync(ws)).toEqual(["notes.txt"]);
+  });
+});
