@@ -15,6 +15,7 @@ import { workspaceSlot } from "./core/workspace.js";
 import { decideWithHost, permissionStateSlot } from "./permissions/decide.js";
 import { autoHandler } from "./permissions/handlers.js";
 import { builtinTools } from "./registry.js";
+import { noteSandboxWritable } from "./sandbox/host-programs.js";
 import { cronSlot } from "./schedule/scheduler.js";
 import { emptySettings } from "./settings/types.js";
 
@@ -98,6 +99,9 @@ export function createToolContext(options: ToolContextOptions): ToolContext {
   const additionalDirectories = config.additionalDirectories.map((d) =>
     resolve(baseDir, expandTilde(d, homedir())),
   );
+
+  // Programs this process runs outside the sandbox are never taken from where a sandboxed command writes.
+  if (config.sandbox.enabled !== false) noteSandboxWritable([baseDir, ...additionalDirectories]);
 
   // Durable cron jobs of a restored session run again once a host that can run prompts serves it.
   if (host.supports(HostCapability.Prompts)) session.get(cronSlot).attach(host);

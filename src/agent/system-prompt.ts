@@ -3,6 +3,7 @@ import { readFile } from "node:fs/promises";
 import { homedir, platform, release } from "node:os";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
+import { hostProgram } from "../process/shells.js";
 
 /** Longest CLAUDE.md text taken from one file, and git status lines shown. */
 const MAX_MEMORY_FILE_CHARS = 40_000;
@@ -38,9 +39,11 @@ export async function memoryFiles(
 async function gitStatus(cwd: string): Promise<string | undefined> {
   try {
     const run = promisify(execFile);
+    const git = hostProgram("git");
+    if (!git) return undefined;
     const [{ stdout: branch }, { stdout: status }] = await Promise.all([
-      run("git", ["rev-parse", "--abbrev-ref", "HEAD"], { cwd, timeout: 5_000 }),
-      run("git", ["status", "--short"], { cwd, timeout: 5_000 }),
+      run(git, ["rev-parse", "--abbrev-ref", "HEAD"], { cwd, timeout: 5_000 }),
+      run(git, ["status", "--short"], { cwd, timeout: 5_000 }),
     ]);
     const lines = status.split("\n").filter(Boolean);
     const shown = lines.slice(0, MAX_GIT_STATUS_LINES).join("\n");

@@ -3,6 +3,7 @@ import { link, lstat, mkdir, open, rename, stat, unlink } from "node:fs/promises
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { log } from "../core/log.js";
+import { hostProgram } from "../process/shells.js";
 import { copyThroughHelper } from "./attribute-helper.js";
 import { canonicalPath } from "./canonical.js";
 import { sweepLeftovers, tempName } from "./siblings.js";
@@ -81,7 +82,12 @@ async function copyAttributes(from: string, to: string): Promise<void> {
     if (status !== 0) log.debug(`could not carry extended attributes of ${from} over (cp exited ${status})`);
     return;
   }
-  await execFileAsync("cp", ["--attributes-only", "--preserve=mode,xattr", "--", from, to]).catch((error) =>
+  const cp = hostProgram("cp");
+  if (!cp) {
+    log.debug(`could not carry extended attributes of ${from} over: no cp outside the sandbox's reach`);
+    return;
+  }
+  await execFileAsync(cp, ["--attributes-only", "--preserve=mode,xattr", "--", from, to]).catch((error) =>
     log.debug(`could not carry extended attributes of ${from} over`, error),
   );
 }

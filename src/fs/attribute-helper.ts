@@ -1,6 +1,8 @@
 import { type ChildProcessByStdio, spawn } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
 import { log } from "../core/log.js";
+import { hostProgram } from "../process/shells.js";
+import { hostSearchPath } from "../sandbox/host-programs.js";
 
 /**
  * Runs `cp --attributes-only` (see copyAttributes in atomic-write.ts) from a small helper process instead
@@ -39,11 +41,13 @@ class Helper {
   private timer: NodeJS.Timeout | undefined;
   dead = false;
 
-  constructor() {
-    // Without BASH_ENV, which a non-interactive bash would source first.
+  constructor(bash: string) {
+    // Without BASH_ENV, which a non-interactive bash would source first; its cp, like itself, from outside
+    // the places a sandboxed command writes (see sandbox/host-programs.ts).
     const { BASH_ENV: _, ...env } = process.env;
+    env.PATH = hostSearchPath(env.PATH);
     // Its own process group, so a kill reaches the cp it runs too.
-    this.child = spawn("bash", ["--noprofile", "--norc", "-c", HELPER_SCRIPT], {
+    this.child = spawn(bash, ["--noprofile", "--norc", "-c", HELPER_SCRIPT], {
       stdio: ["pipe", "pipe", "ignore"],
       env,
       detached: true,
@@ -118,6 +122,8 @@ class Helper {
  */
 export async function copyThroughHelper(from: string, to: string): Promise<number | undefined> {
   if (!enabled) return undefined;
-  if (!helper || helper.dead) helper = new Helper();
+  const bash = hostProgram("bash");
+  if (!bash) return undefined;
+  if (!helper || helper.dead) helper = new Helper(bash);
   return helper.copy(from, to);
 }

@@ -2,6 +2,7 @@ import type { ToolContext } from "../core/context.js";
 import { HOOK_DEFAULT_TIMEOUT_MS, HOOK_MAX_OUTPUT_CHARS } from "../core/limits.js";
 import type { HookCommand } from "../core/settings.js";
 import { childEnv } from "../process/env.js";
+import { hostProgram } from "../process/shells.js";
 import { supervise } from "../process/supervise.js";
 import { sandboxLaunch } from "../sandbox/launch.js";
 
@@ -27,15 +28,21 @@ export async function runHookCommand(
   let stderr = "";
   // Hooks are the user's own commands: inside the sandbox only with sandbox.sandboxHooks.
   let launch: Awaited<ReturnType<typeof sandboxLaunch>>;
+  const env: NodeJS.ProcessEnv = { ...childEnv(ctx.config.env), CLAUDE_PROJECT_DIR: ctx.config.projectDir };
+  // Outside the sandbox, so never a bash a sandboxed command could have put on the PATH.
+  const bash = hostProgram("bash", env.PATH);
+  if (!bash) {
+    return {
+      code: null,
+      stdout,
+      stderr: "The hook was not run: bash was not found on PATH.",
+      timedOut: false,
+    };
+  }
   try {
     launch = await sandboxLaunch(
       ctx,
-      {
-        file: "bash",
-        args: ["-c", hook.command],
-        cwd: ctx.workingDir,
-        env: { ...childEnv(ctx.config.env), CLAUDE_PROJECT_DIR: ctx.config.projectDir },
-      },
+      { file: bash, args: ["-c", hook.command], cwd: ctx.workingDir, env },
       "hook",
     );
   } catch (error) {

@@ -9,7 +9,7 @@ import { modelCommandEnv } from "./env.js";
 import { newRunMarker, RUN_MARKER_VAR } from "./escapees.js";
 import { trackGroup, untrackGroup } from "./groups.js";
 import { callsRunning } from "./memory.js";
-import { locateExecutable, shQuote } from "./shells.js";
+import { hostProgram, shQuote } from "./shells.js";
 
 /**
  * A shell started ahead of its command, so the command does not wait for this process to fork.
@@ -299,17 +299,29 @@ export class PrestartedShell {
   }
 
   /**
-   * Before a command whose bubblewrap arguments are `file args` is handed over: mounts the stand-ins they
-   * bind (their placeholders were made with the command's launch), and checks the sandbox's mount table,
-   * which must be the one it was set up with plus one read-only mount at each stand-in. Anything else,
-   * and the sandbox is killed (the command then spawns bubblewrap as before). A no-op for a sandbox without
-   * stand-ins or for other arguments.
+   * Before a command launched with bubblewrap arguments `file args` is handed over: mounts the stand-ins
+   * they bind, and checks the sandbox's mount table, which must be the one it was set up with plus one
+   * read-only mount at each stand-in. The stand-ins must be the placeholders the launch holds (a path
+   * bound over itself because it is missing, not a control file that appeared meanwhile, maybe as a
+   * symlink bubblewrap would follow). Anything else, and the sandbox is killed (the command then spawns
+   * bubblewrap as before). A no-op for a sandbox without stand-ins or for other arguments.
    */
-  async mountStandIns(file: string, args: readonly string[]): Promise<void> {
+  async mountStandIns(launch: {
+    file: string;
+    args: readonly string[];
+    standIns?: readonly string[];
+  }): Promise<void> {
     const { mounter, inner } = this;
     const standIns = this.sandbox?.standIns ?? [];
     if (standIns.length === 0 || this.standInsMounted || !this.waiting) return;
-    if (!mounter || !inner || !this.fits(file, args)) return;
+    if (!mounter || !inner || !this.fits(launch.file, launch.args)) return;
+    const held = new Set(launch.standIns);
+    if (held.size !== standIns.length || standIns.some((path) => !held.has(path))) {
+      // A control file appeared or went since it was started: the command gets a sandbox of its own.
+      mounter.kill();
+      this.discard();
+      return;
+    }
     try {
       await mounter.mount(standIns);
       const mounts = mountTable(inner.pid);
@@ -319,7 +331,9 @@ export class PrestartedShell {
       this.inner = { ...inner, mounts };
       this.standInsMounted = true;
     } catch (error) {
+      // Counted as a sandbox that died: a helper that keeps failing must not cost every command a wait.
       log.debug("a waiting sandbox could not get its stand-ins", error);
+      this.unusable = true;
       this.discard();
     } finally {
       mounter.kill();
@@ -572,16 +586,15 @@ function noteDeath(state: PrestartState, shell: PrestartedShell): void {
 }
 
 /**
- * Readies the session's waiting sandbox for a command launched as `file args` (bubblewrap's): mounts the
- * stand-ins those arguments bind, where the sandbox waits without them (see PrestartedShell.mountStandIns).
+ * Readies the session's waiting sandbox for a command launched in bubblewrap: mounts the stand-ins the
+ * launch binds, where the sandbox waits without them (see PrestartedShell.mountStandIns).
  */
 export async function readyWaitingSandbox(
   session: Session,
-  file: string,
-  args: readonly string[],
+  launch: { file: string; args: readonly string[]; standIns?: readonly string[] },
 ): Promise<void> {
   if (!enabled || session.isDisposed) return;
-  await session.get(prestartSlot).shell?.mountStandIns(file, args);
+  await session.get(prestartSlot).shell?.mountStandIns(launch);
 }
 
 /**
@@ -640,7 +653,8 @@ export function prestartFor(ctx: ToolContext, sandbox?: () => SandboxAhead | und
         state.givenUp = true;
         return;
       }
-      const shell = locateExecutable("bash", env.PATH);
+      // The waiting bash runs outside the sandbox: never one a command could have put on the PATH.
+      const shell = hostProgram("bash", env.PATH);
       const ahead = shell && state.sandboxDeaths < MAX_SANDBOX_DEATHS ? sandbox?.() : undefined;
       if (shell) state.shell = new PrestartedShell(shell, env, ahead);
     } catch (error) {

@@ -14,7 +14,7 @@ import { prestartFor as prestartShellFor, readyWaitingSandbox, takePrestarted } 
 import { reportProgressWhileRunning } from "./progress.js";
 import { leftInFullScreen, promptLine, STALL_QUIET_MS } from "./prompt.js";
 import type { ShellAdapter } from "./shells.js";
-import { locateExecutable } from "./shells.js";
+import { hostProgram } from "./shells.js";
 import { type Outcome, supervise } from "./supervise.js";
 
 export interface ShellCommand {
@@ -61,7 +61,8 @@ const MAX_ARGUMENT_COMMAND_BYTES = 100_000;
  */
 function prepare({ adapter, command, ctx }: ShellCommand) {
   const env = modelCommandEnv(ctx.config.env, ctx.config.envPassthrough);
-  const executable = locateExecutable(adapter.executable, env.PATH);
+  // Outside the sandbox (a command the user let out) it runs with the user's rights: see host-programs.ts.
+  const executable = hostProgram(adapter.executable, env.PATH);
   if (!executable) throw new ToolError(adapter.missingHint, { beforeRun: true });
   if (Buffer.byteLength(command) <= MAX_ARGUMENT_COMMAND_BYTES) {
     return { env, executable, start: startingDir(ctx), text: command, cleanup: () => {} };
@@ -96,7 +97,7 @@ async function launch(
       { command: request.command, shell: request.adapter.kind, disableSandbox: request.disableSandbox },
     );
     if (launched.contained && adapter.kind === "bash") {
-      await readyWaitingSandbox(request.ctx.session, launched.file, launched.args);
+      await readyWaitingSandbox(request.ctx.session, launched);
     }
     return launched;
   } catch (error) {

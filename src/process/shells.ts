@@ -1,5 +1,6 @@
 import { accessSync, constants } from "node:fs";
 import { delimiter, join } from "node:path";
+import { hostSearchPath } from "../sandbox/host-programs.js";
 import type { InitDuties } from "../sandbox/launch.js";
 
 /**
@@ -124,10 +125,19 @@ export function locateExecutable(name: string, path = process.env.PATH ?? ""): s
 }
 
 /**
+ * Where `name` is found on `pathEnv` outside the places a sandboxed command can write (see
+ * sandbox/host-programs.ts), for a program this process runs outside the sandbox; else undefined.
+ */
+export function hostProgram(name: string, pathEnv: string = process.env.PATH ?? ""): string | undefined {
+  return locateExecutable(name, hostSearchPath(pathEnv));
+}
+
+/**
  * Why a tool cannot work on this machine, or undefined when it can: a shell tool needs its shell on PATH.
  * Hosts leave such a tool out of what they offer (a model would only learn it by failing), and say why.
  */
 export function toolUnavailable(toolName: string, path = process.env.PATH ?? ""): string | undefined {
   const adapter = [bashAdapter, powershellAdapter].find((a) => a.toolName === toolName);
-  return adapter && !locateExecutable(adapter.executable, path) ? adapter.missingHint : undefined;
+  // As shell-run.ts looks it up: outside the places a sandboxed command writes (sandbox/host-programs.ts).
+  return adapter && !hostProgram(adapter.executable, path) ? adapter.missingHint : undefined;
 }

@@ -157,6 +157,8 @@ export interface Launch extends SpawnSpec {
   launcherNames?: readonly string[];
   /** The command runs in a PID namespace that dies with it (bubblewrap): see SuperviseOptions.contained. */
   contained?: boolean;
+  /** The placeholders this launch holds, each bound read-only over itself (bubblewrap only). */
+  standIns?: readonly string[];
   /** Why the command runs (or not) in the sandbox. */
   why: string;
   /** Ends what the sandbox set up for this command (proxy, placeholders). Call once it has ended. */
@@ -481,6 +483,7 @@ export async function sandboxLaunch(
       env,
       launcherNames,
       contained: availability.mechanism === "bubblewrap",
+      standIns: policy.placeholders,
       sandboxed: true,
       why: mode.why,
       release,

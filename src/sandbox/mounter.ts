@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { log } from "../core/log.js";
 import { trackGroup, untrackGroup } from "../process/groups.js";
-import { locateExecutable } from "../process/shells.js";
+import { hostProgram } from "../process/shells.js";
 
 /**
  * Mounts a sandbox's stand-ins after bubblewrap has set it up, for a sandbox started ahead of its command
@@ -18,7 +18,8 @@ import { locateExecutable } from "../process/shells.js";
  * one, where this user holds every capability, not the nested one its command runs in), and mounts with
  * the new mount API: open_tree clones the placeholder, mount_setattr makes the clone read-only (adding
  * nosuid and nodev, as bubblewrap does, and keeping every flag the kernel locked), move_mount puts it in
- * place. It does not follow symlinks; prestart.ts checks the result in the sandbox's mount table. It starts
+ * place. It mounts directories only (a placeholder is one): a symlink put in a placeholder's place would be
+ * bound as itself, where bubblewrap follows it. prestart.ts checks the result in the mount table. It starts
  * with the sandbox (perl's own start overlaps bubblewrap's) and joins it once told its init's pid.
  */
 const MOUNTER_SOURCE = `
@@ -41,6 +42,9 @@ while (my $line = <STDIN>) {
     my $none = "";
     my $tree = syscall(428, -100, $path, 0x1 | 0x100 | 0x8000 | 0x80000);
     if ($tree < 0) { $error = "open_tree $path: $!"; last }
+    open(my $held, "<&=", $tree) or die "fdopen: $!\n";
+    my @stat = stat($held);
+    if (!@stat || ($stat[2] & 0170000) != 0040000) { $error = "not a directory: $path"; last }
     my $attr = pack("QQQQ", 0x1 | 0x2 | 0x4, 0, 0, 0);
     my $set = syscall(442, $tree, $none, 0x1000 | 0x8000, $attr, 32);
     my $moved = $set == 0 ? syscall(429, $tree, $none, -100, $path, 0x4) : -1;
@@ -61,13 +65,13 @@ const SETNS: Readonly<Partial<Record<NodeJS.Architecture, number>>> = {
 };
 
 /** How long a request to the helper may take before the sandbox is given up. */
-const MOUNT_TIMEOUT_MS = 2_000;
+const MOUNT_TIMEOUT_MS = 500;
 
 /**
  * How long a command waits for a helper still joining its sandbox (perl starting on a busy machine): a
  * sandbox of its own would cost more than this.
  */
-const JOIN_WAIT_MS = 30;
+const JOIN_WAIT_MS = 10;
 
 /** Set once the helper failed in a way that will not change (no mount API, a security module said no). */
 let unavailable: string | undefined;
@@ -76,7 +80,7 @@ let unavailable: string | undefined;
 function mounterCommand(): { perl: string; setns: number } | undefined {
   if (unavailable !== undefined) return undefined;
   const setns = SETNS[process.arch];
-  const perl = setns === undefined ? undefined : locateExecutable("perl", process.env.PATH);
+  const perl = setns === undefined ? undefined : hostProgram("perl");
   return perl && setns !== undefined ? { perl, setns } : undefined;
 }
 

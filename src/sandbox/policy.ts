@@ -19,6 +19,7 @@ import { parseRule, READ_RULE_TOOLS, WRITE_RULE_TOOLS } from "../permissions/rul
 import { splitBash } from "../permissions/shell-split.js";
 import type { PermissionRuleEntry } from "../permissions/types.js";
 import { userConfigDir } from "../settings/load.js";
+import { noteSandboxWritable } from "./host-programs.js";
 import { isPlaceholder } from "./placeholder.js";
 
 /**
@@ -428,6 +429,7 @@ export function buildPolicy(ctx: ToolContext): SandboxPolicy {
     const target = literalTarget(spec, ctx, entry.source.root);
     if (target && existsSync(target.path)) b.readOnly.add(target.path);
   }
+  noteSandboxWritable(writable);
   const rules = ctx.rules();
   // A place inside another writable one needs no mount of its own ($TMPDIR inside the session dir).
   const roots = [...writable].filter((p) => ![...writable].some((o) => o !== p && isWithin(p, o)));

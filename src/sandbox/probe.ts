@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { locateExecutable } from "../process/shells.js";
+import { hostProgram } from "../process/shells.js";
 
 /** The isolation flags every sandboxed command gets; the probe runs exactly these. */
 export const BWRAP_ISOLATION = [
@@ -48,7 +48,7 @@ function runsCleanly(path: string, args: readonly string[]): string | undefined 
 }
 
 function probeBubblewrap(pathEnv: string): Availability {
-  const path = locateExecutable("bwrap", pathEnv);
+  const path = hostProgram("bwrap", pathEnv);
   if (!path) {
     return {
       ok: false,

@@ -312,9 +312,13 @@ console.log("ready");`,
   it("runs a sandboxed command too: bubblewrap, with the policy of the command's own time", async () => {
     const ctx = testContext();
     const outside = tempDir();
+    // With allowed hosts (a network bridge per command) the next shell waits outside the sandbox, and execs
+    // bubblewrap when the command comes.
+    ctx.config.sandbox.network.allowedDomains = ["example.invalid"];
     await bash(ctx, "true");
     await waitingShell(ctx);
     const shell = ctx.session.get(prestartSlot).shell!;
+    expect(shell.sandboxed).toBe(false);
     // Made after the shell started: the policy is built when the command comes.
     mkdirSync(join(ctx.workingDir, ".claude"));
     const { result, text } = await bash(

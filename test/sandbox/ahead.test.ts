@@ -342,11 +342,15 @@ function bare() {
   return { ws, outside, ctx: sandboxContext(ws, sandboxSettings(ws)) };
 }
 
-/** Processes of the stand-in helper (sandbox/mounter.ts) still running. */
+/** This process's stand-in helpers (sandbox/mounter.ts) still running. */
 function mounterProcesses(): string[] {
   return readdirSync("/proc").filter((pid) => {
     try {
-      return /^\d+$/.test(pid) && readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("NS_GET_USERNS");
+      const parent = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")[1];
+      return (
+        Number(parent) === process.pid &&
+        readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("NS_GET_USERNS")
+      );
     } catch {
       return false;
     }
@@ -401,6 +405,26 @@ describe("a sandbox started ahead where control files are missing", () => {
     await nextTurn();
     expect(readFileSync(join(ws, ".mcp.json"), "utf8")).toBe('{"mcpServers":{}}\n');
     expect(shell.waiting).toBe(false);
+  });
+
+  it("is not used when a missing control file appears as a symlink while it waits (bubblewrap follows it)", async () => {
+    const { ctx, ws } = bare();
+    mkdirSync(join(ws, "config", "claude"), { recursive: true });
+    writeFileSync(join(ws, "config", "mcp.json"), '{"mcpServers":{}}\n');
+    writeFileSync(join(ws, "config", "claude", "settings.json"), "{}\n");
+    const shell = await waitingSandbox(ctx);
+    // As a checkout of a branch that has them as links would.
+    symlinkSync("config/mcp.json", join(ws, ".mcp.json"));
+    symlinkSync("config/claude", join(ws, ".claude"));
+    const { result } = await bash(
+      ctx,
+      `echo '{"mcpServers":{"x":{"command":"sh"}}}' > .mcp.json; echo '{"hooks":"x"}' > .claude/settings.json`,
+    );
+    expect(shell.ran).toBe(false);
+    expect(result.isError).toBe(true);
+    await nextTurn();
+    expect(readFileSync(join(ws, "config", "mcp.json"), "utf8")).toBe('{"mcpServers":{}}\n');
+    expect(readFileSync(join(ws, "config", "claude", "settings.json"), "utf8")).toBe("{}\n");
   });
 
   it("is killed, with its helper, when the command's arguments differ (a new deny rule)", async () => {

@@ -3,6 +3,10 @@ import { appendFile, readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { ToolError } from "../../core/errors.js";
 import type { SessionSlot } from "../../core/session.js";
+import { hostProgram } from "../../process/shells.js";
+
+const GIT_MISSING =
+  "git is not installed (or not on PATH outside the places sandboxed commands can write); worktrees need git.";
 
 /** Longest one git command of the worktree tools may take. */
 const GIT_TIMEOUT_MS = 60_000;
@@ -15,9 +19,11 @@ export interface GitResult {
 
 /** Runs git; a missing git is a clear error, a failing command a result the caller judges. */
 export function git(args: string[], cwd: string, signal?: AbortSignal): Promise<GitResult> {
+  const program = hostProgram("git");
+  if (!program) return Promise.reject(new ToolError(GIT_MISSING));
   return new Promise((resolvePromise, reject) => {
     execFile(
-      "git",
+      program,
       args,
       {
         cwd,
@@ -29,7 +35,7 @@ export function git(args: string[], cwd: string, signal?: AbortSignal): Promise<
       (error, stdout, stderr) => {
         const code = (error as NodeJS.ErrnoException | null)?.code;
         if (code === "ENOENT" && !stderr) {
-          reject(new ToolError("git is not installed (or not on PATH); worktrees need git."));
+          reject(new ToolError(GIT_MISSING));
           return;
         }
         resolvePromise({ code: error ? (typeof code === "number" ? code : 1) : 0, stdout, stderr });
@@ -70,7 +76,9 @@ export async function repositoryRoot(dir: string, signal?: AbortSignal): Promise
  * worktree really lands in, the repository's, not the workspace's); undefined outside a repository.
  */
 export function repositoryRootSync(dir: string): string | undefined {
-  const result = spawnSync("git", ["rev-parse", "--show-toplevel"], {
+  const program = hostProgram("git");
+  if (!program) return undefined;
+  const result = spawnSync(program, ["rev-parse", "--show-toplevel"], {
     cwd: dir,
     encoding: "utf8",
     timeout: GIT_TIMEOUT_MS,
