@@ -15,7 +15,7 @@ import { workspaceSlot } from "./core/workspace.js";
 import { decideWithHost, permissionStateSlot } from "./permissions/decide.js";
 import { autoHandler } from "./permissions/handlers.js";
 import { builtinTools } from "./registry.js";
-import { noteSandboxWritable } from "./sandbox/host-programs.js";
+import { noteSandboxWritable, SANDBOX_CACHE_DIRS } from "./sandbox/host-programs.js";
 import { cronSlot } from "./schedule/scheduler.js";
 import { emptySettings } from "./settings/types.js";
 
@@ -101,7 +101,10 @@ export function createToolContext(options: ToolContextOptions): ToolContext {
   );
 
   // Programs this process runs outside the sandbox are never taken from where a sandboxed command writes.
-  if (config.sandbox.enabled !== false) noteSandboxWritable([baseDir, ...additionalDirectories]);
+  if (config.sandbox.enabled !== false) {
+    const { allowWrite } = config.sandbox.filesystem;
+    noteSandboxWritable([baseDir, ...additionalDirectories, ...allowWrite, ...SANDBOX_CACHE_DIRS]);
+  }
 
   // Durable cron jobs of a restored session run again once a host that can run prompts serves it.
   if (host.supports(HostCapability.Prompts)) session.get(cronSlot).attach(host);

@@ -4,6 +4,7 @@ import { homedir, platform, release } from "node:os";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { hostProgram } from "../process/shells.js";
+import { hostEnv } from "../sandbox/host-programs.js";
 
 /** Longest CLAUDE.md text taken from one file, and git status lines shown. */
 const MAX_MEMORY_FILE_CHARS = 40_000;
@@ -41,9 +42,11 @@ async function gitStatus(cwd: string): Promise<string | undefined> {
     const run = promisify(execFile);
     const git = hostProgram("git");
     if (!git) return undefined;
+    // git status runs clean filters (git-lfs): they come from outside the sandbox's reach too.
+    const options = { cwd, timeout: 5_000, env: hostEnv() };
     const [{ stdout: branch }, { stdout: status }] = await Promise.all([
-      run(git, ["rev-parse", "--abbrev-ref", "HEAD"], { cwd, timeout: 5_000 }),
-      run(git, ["status", "--short"], { cwd, timeout: 5_000 }),
+      run(git, ["rev-parse", "--abbrev-ref", "HEAD"], options),
+      run(git, ["status", "--short"], options),
     ]);
     const lines = status.split("\n").filter(Boolean);
     const shown = lines.slice(0, MAX_GIT_STATUS_LINES).join("\n");

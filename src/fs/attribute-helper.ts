@@ -2,7 +2,7 @@ import { type ChildProcessByStdio, spawn } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
 import { log } from "../core/log.js";
 import { hostProgram } from "../process/shells.js";
-import { hostSearchPath } from "../sandbox/host-programs.js";
+import { hostEnv } from "../sandbox/host-programs.js";
 
 /**
  * Runs `cp --attributes-only` (see copyAttributes in atomic-write.ts) from a small helper process instead
@@ -44,8 +44,7 @@ class Helper {
   constructor(bash: string) {
     // Without BASH_ENV, which a non-interactive bash would source first; its cp, like itself, from outside
     // the places a sandboxed command writes (see sandbox/host-programs.ts).
-    const { BASH_ENV: _, ...env } = process.env;
-    env.PATH = hostSearchPath(env.PATH);
+    const { BASH_ENV: _, ...env } = hostEnv();
     // Its own process group, so a kill reaches the cp it runs too.
     this.child = spawn(bash, ["--noprofile", "--norc", "-c", HELPER_SCRIPT], {
       stdio: ["pipe", "pipe", "ignore"],

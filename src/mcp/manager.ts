@@ -9,6 +9,7 @@ import type {
   McpServerStatus,
 } from "../core/mcp-manager.js";
 import type { AnyTool } from "../core/tool.js";
+import { hostProgram, locateExecutable } from "../process/shells.js";
 import type { McpServerConfig } from "../settings/types.js";
 import type { ResolvedServer } from "./config.js";
 import type { McpContent } from "./content.js";
@@ -49,6 +50,23 @@ function describeConnectFailure(error: unknown, config: McpServerConfig, source:
   return /connection closed/i.test(message)
     ? `the server process exited or closed its output before answering (${message})`
     : message;
+}
+
+/**
+ * A server's program as the transport should start it: a bare name is looked up on the PATH without the
+ * places a sandboxed command can write (sandbox/host-programs.ts), so a `node` or `npx` a command put in the
+ * workspace's node_modules/.bin never starts as the server, outside the sandbox. A path is the user's choice.
+ */
+function hostCommand(command: string, pathEnv: string | undefined): string {
+  if (process.platform === "win32" || command.includes("/")) return command;
+  const found = hostProgram(command, pathEnv);
+  if (found) return found;
+  // Not installed at all: the spawn fails as before (ENOENT, and its message).
+  if (!locateExecutable(command, pathEnv)) return command;
+  throw new Error(
+    `command not found: ${command} on PATH outside the places sandboxed commands can write (the workspaces, ` +
+      `their additional directories, the sandbox's caches). To start a program from one of those, give its path in "command".`,
+  );
 }
 
 function transportKind(config: McpServerConfig): "stdio" | "http" | "sse" {
@@ -198,7 +216,7 @@ class Connection {
       ),
     );
     const transport = new StdioClientTransport({
-      command: config.command,
+      command: hostCommand(config.command, env.PATH),
       args: config.args ?? [],
       env,
       cwd: config.cwd ?? this.cwd,

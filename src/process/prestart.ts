@@ -323,9 +323,14 @@ export class PrestartedShell {
       return;
     }
     try {
-      await mounter.mount(standIns);
+      // Not joined yet (perl slow to start on a busy machine) or busy with another call's request: this
+      // command gets a sandbox of its own, and nothing failed.
+      if (!(await mounter.mount(standIns)) || !this.waiting) {
+        this.discard();
+        return;
+      }
       const mounts = mountTable(inner.pid);
-      if (!this.waiting || mounts === undefined || !addsStandIns(inner.mounts, mounts, standIns)) {
+      if (mounts === undefined || !addsStandIns(inner.mounts, mounts, standIns)) {
         throw new Error("the sandbox's mount table is not the one expected");
       }
       this.inner = { ...inner, mounts };
@@ -333,7 +338,8 @@ export class PrestartedShell {
     } catch (error) {
       // Counted as a sandbox that died: a helper that keeps failing must not cost every command a wait.
       log.debug("a waiting sandbox could not get its stand-ins", error);
-      this.unusable = true;
+      // (Not when another call took or discarded it meanwhile, which ended the helper too.)
+      if (this.waiting) this.unusable = true;
       this.discard();
     } finally {
       mounter.kill();

@@ -1,50 +1,74 @@
 import { realpathSync } from "node:fs";
-import { delimiter, isAbsolute } from "node:path";
+import { homedir, tmpdir } from "node:os";
+import { basename, delimiter, dirname, isAbsolute, join } from "node:path";
 import { isWithin } from "../fs/canonical.js";
 
 /**
- * Places a sandboxed command can write: the workspace and additional directories of every session with the
- * sandbox on, and the writable places (temp dir, package caches, allowWrite) of every sandbox policy built.
- * This process runs some programs outside the sandbox (the waiting bash, bubblewrap itself, the stand-in
- * helper's perl, cp for attributes, git for worktrees, the shell of a command the user let out). None of
- * them may come from such a place: a command could have put a program of that name there, in this session
- * or an earlier one, and a host whose PATH holds `node_modules/.bin` (npx, npm run) would then run it with
- * the user's rights.
+ * Places a sandboxed command can write: the workspace, additional directories and allowWrite of every
+ * session with the sandbox on, the sandbox's package cache, and the writable places (temp dirs) of every
+ * policy built. This process runs some programs outside the sandbox (the waiting bash, bubblewrap itself,
+ * the stand-in helper's perl, ripgrep, cp for attributes, git and the programs git starts, MCP servers named
+ * by a bare command, the shell of a hook or of a command the user let out). None of them may come from such
+ * a place: a command could have put a program of that name there, in this session or an earlier one, and a
+ * host whose PATH holds `node_modules/.bin` (npx, npm run) would then run it with the user's rights.
+ *
+ * A place that holds the home directory (a workspace of `/` or `~`) is not counted: a sandbox that may write
+ * there has no boundary for this to keep (it can edit the shell's startup files), and leaving out every
+ * program below it would leave out most of a user's toolchain (nvm's node, cargo's binaries).
  */
 const writable = new Set<string>();
 
+/** The sandbox's package cache (see policy.ts), known before any command builds a policy. */
+export const SANDBOX_CACHE_DIRS = [
+  join(homedir(), ".cache", "cc-tools", "sandbox"),
+  join(tmpdir(), "cc-tools-sandbox-cache"),
+];
+
 /** Remembers places a sandboxed command can write (see `writable`). */
 export function noteSandboxWritable(paths: Iterable<string>): void {
+  const home = homedir();
   for (const path of paths) {
-    writable.add(path);
-    try {
-      writable.add(realpathSync.native(path));
-    } catch {
-      // not there (yet): the literal path is enough
+    for (const place of new Set([path, resolved(path)])) {
+      if (!isAbsolute(place) || isWithin(home, place)) continue;
+      writable.add(place);
     }
   }
 }
 
+/** True when a sandboxed command could have written `path` (or a directory on the way to it). */
+export function sandboxCouldWrite(path: string): boolean {
+  const real = resolved(path);
+  for (const root of writable) if (isWithin(path, root) || isWithin(real, root)) return true;
+  return false;
+}
+
 /**
  * `pathEnv` without the directories a sandboxed command could have written a program into, and without
- * relative entries (which name a place by the current directory, often the workspace): the PATH to look up
- * a program this process runs outside the sandbox. The program's own environment keeps the full PATH.
+ * relative or empty entries (which name a place by the current directory, often the workspace): the PATH
+ * to look up a program this process runs outside the sandbox, and the PATH such a program (git) gets to
+ * look up its own.
  */
 export function hostSearchPath(pathEnv: string = process.env.PATH ?? ""): string {
-  if (writable.size === 0) return pathEnv;
   return pathEnv
     .split(delimiter)
-    .filter((dir) => isAbsolute(dir) && !insideWritable(dir))
+    .filter((dir) => isAbsolute(dir) && !sandboxCouldWrite(dir))
     .join(delimiter);
 }
 
-function insideWritable(dir: string): boolean {
-  let real = dir;
-  try {
-    real = realpathSync.native(dir);
-  } catch {
-    // missing: judged by its name
+/** `path` with its symlinks resolved, through its deepest existing ancestor when it does not exist (yet). */
+function resolved(path: string): string {
+  const rest: string[] = [];
+  for (let at = path; ; at = dirname(at)) {
+    try {
+      return join(realpathSync.native(at), ...rest.reverse());
+    } catch {
+      if (dirname(at) === at) return path;
+      rest.push(basename(at));
+    }
   }
-  for (const root of writable) if (isWithin(dir, root) || isWithin(real, root)) return true;
-  return false;
+}
+
+/** `env` with the PATH of hostSearchPath: for a program this process runs outside the sandbox that starts others. */
+export function hostEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  return { ...env, PATH: hostSearchPath(env.PATH) };
 }

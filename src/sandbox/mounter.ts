@@ -42,7 +42,7 @@ while (my $line = <STDIN>) {
     my $none = "";
     my $tree = syscall(428, -100, $path, 0x1 | 0x100 | 0x8000 | 0x80000);
     if ($tree < 0) { $error = "open_tree $path: $!"; last }
-    open(my $held, "<&=", $tree) or die "fdopen: $!\n";
+    open(my $held, "<&=", $tree) or die "fdopen: $!\\n";
     my @stat = stat($held);
     if (!@stat || ($stat[2] & 0170000) != 0040000) { $error = "not a directory: $path"; last }
     my $attr = pack("QQQQ", 0x1 | 0x2 | 0x4, 0, 0, 0);
@@ -118,7 +118,8 @@ export class StandInMounter {
     });
     this.child.stdin!.on("error", () => {});
     this.child.on("error", (error) => this.fail(error.message));
-    this.child.on("exit", () => this.fail(this.errors.trim() || "the stand-in helper ended"));
+    // "close", not "exit": its stderr (why setns failed) is read by then.
+    this.child.on("close", () => this.fail(this.errors.trim() || "the stand-in helper ended"));
     this.child.unref();
     for (const pipe of [this.child.stdin, this.child.stdout, this.child.stderr])
       (pipe as unknown as { unref?: () => void } | null)?.unref?.();
@@ -134,8 +135,12 @@ export class StandInMounter {
     return this.isReady && !this.ended;
   }
 
-  /** Mounts each path read-only over itself inside the sandbox; rejects saying why it could not. */
-  async mount(paths: readonly string[]): Promise<void> {
+  /**
+   * Mounts each path read-only over itself inside the sandbox. False when it has not joined the sandbox in
+   * time (JOIN_WAIT_MS) or is busy with another request: nothing was mounted and nothing failed. Rejects
+   * saying why when mounting failed or the helper ended.
+   */
+  async mount(paths: readonly string[]): Promise<boolean> {
     if (!this.isReady && !this.ended) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, JOIN_WAIT_MS);
@@ -145,7 +150,8 @@ export class StandInMounter {
         };
       });
     }
-    if (!this.ready || this.pending) throw new Error("the stand-in helper is not ready");
+    if (this.ended) throw new Error(this.errors.trim() || "the stand-in helper ended");
+    if (!this.isReady || this.pending) return false;
     const request = paths.map((path) => Buffer.from(path).toString("hex")).join(" ");
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => this.fail("the stand-in helper did not answer"), MOUNT_TIMEOUT_MS);
@@ -161,6 +167,7 @@ export class StandInMounter {
       };
       this.child!.stdin!.write(`${request}\n`);
     });
+    return true;
   }
 
   /** Kills it (it is needed no more, or the sandbox is gone). */

@@ -19,7 +19,7 @@ import { parseRule, READ_RULE_TOOLS, WRITE_RULE_TOOLS } from "../permissions/rul
 import { splitBash } from "../permissions/shell-split.js";
 import type { PermissionRuleEntry } from "../permissions/types.js";
 import { userConfigDir } from "../settings/load.js";
-import { noteSandboxWritable } from "./host-programs.js";
+import { noteSandboxWritable, SANDBOX_CACHE_DIRS } from "./host-programs.js";
 import { isPlaceholder } from "./placeholder.js";
 
 /**
@@ -361,10 +361,7 @@ let cacheDir: string | undefined;
 /** A persistent cache for package managers inside the sandbox, apart from the user's own (which stay read-only). */
 function sandboxCacheDir(): string {
   if (cacheDir) return cacheDir;
-  for (const dir of [
-    join(homedir(), ".cache", "cc-tools", "sandbox"),
-    join(tmpdir(), "cc-tools-sandbox-cache"),
-  ]) {
+  for (const dir of SANDBOX_CACHE_DIRS) {
     try {
       mkdirSync(dir, { recursive: true });
       cacheDir = real(dir);

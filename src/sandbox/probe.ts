@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { hostProgram } from "../process/shells.js";
+import { hostSearchPath } from "./host-programs.js";
 
 /** The isolation flags every sandboxed command gets; the probe runs exactly these. */
 export const BWRAP_ISOLATION = [
@@ -99,7 +100,9 @@ function probeSeatbelt(): Availability {
  */
 export function sandboxAvailability(pathEnv = process.env.PATH ?? ""): Availability {
   cached ??= new Map();
-  const hit = cached.get(pathEnv);
+  // Keyed by where bubblewrap may come from: a place noted as writable since is not searched again.
+  const key = hostSearchPath(pathEnv);
+  const hit = cached.get(key);
   if (hit) return hit;
   let found: Availability;
   if (process.platform === "linux") found = probeBubblewrap(pathEnv);
@@ -111,6 +114,6 @@ export function sandboxAvailability(pathEnv = process.env.PATH ?? ""): Availabil
       hint: "Run cc-tools under WSL2 or Linux to sandbox commands.",
     };
   }
-  cached.set(pathEnv, found);
+  cached.set(key, found);
   return found;
 }

@@ -8,6 +8,7 @@ import { delimiter, join } from "node:path";
 import type { Session } from "../core/session.js";
 import { untrackGroup } from "../process/groups.js";
 import { runInWaitingShell } from "../process/prestart.js";
+import { hostSearchPath, sandboxCouldWrite } from "../sandbox/host-programs.js";
 
 /** Set to "off" to search without ripgrep even when a binary is available. */
 export const RIPGREP_ENV = "CC_TOOLS_RIPGREP";
@@ -37,12 +38,16 @@ async function bundledBinary(): Promise<string | undefined> {
 
 function onPath(): string | undefined {
   const name = process.platform === "win32" ? "rg.exe" : "rg";
-  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
+  // rg runs outside the sandbox: never one a sandboxed command could have put on the PATH.
+  for (const dir of hostSearchPath().split(delimiter)) {
     const found = dir && executable(join(dir, name));
     if (found) return found;
   }
   return undefined;
 }
+
+/** `path` unless a sandboxed command could have written it (a cc-tools installed inside the workspace). */
+const outsideSandbox = (path: string | undefined) => (path && !sandboxCouldWrite(path) ? path : undefined);
 
 // The binary's location does not change while the process runs; the env switch is read on every call.
 let located: Promise<string | undefined> | undefined;
@@ -50,7 +55,9 @@ let located: Promise<string | undefined> | undefined;
 /** The ripgrep binary to use, or undefined when none is found or the env switch turns it off. */
 export function findRipgrep(): Promise<string | undefined> {
   if (process.env[RIPGREP_ENV] === "off") return Promise.resolve(undefined);
-  located ??= bundledBinary().then((p) => p ?? executable(process.env.RG_PATH) ?? onPath());
+  located ??= bundledBinary().then(
+    (p) => outsideSandbox(p) ?? outsideSandbox(executable(process.env.RG_PATH)) ?? onPath(),
+  );
   return located;
 }
 

@@ -1,11 +1,14 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
 import { delimiter, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runTool } from "../../src/executor/run.js";
+import { McpClientManager } from "../../src/mcp/manager.js";
 import { usePrestartedShells, waitingShell } from "../../src/process/prestart.js";
 import { hostProgram } from "../../src/process/shells.js";
 import { hostSearchPath, noteSandboxWritable } from "../../src/sandbox/host-programs.js";
 import { tempDir } from "../helpers/context.js";
+import { EVERYTHING } from "../mcp/fixtures.js";
 import { eventually } from "../process/ps.js";
 import { bash, nextTurn, sandboxContext, sandboxSettings } from "./helpers.js";
 
@@ -27,6 +30,45 @@ describe("programs run outside the sandbox", () => {
     expect(hostSearchPath(path)).toBe(["/usr/bin", "/bin"].join(delimiter));
     writeFileSync(join(inside, "bash"), "#!/bin/sh\n", { mode: 0o755 });
     expect(hostProgram("bash", path)).not.toBe(join(inside, "bash"));
+  });
+
+  it("leave out relative entries always, and never a place that holds the home directory", () => {
+    noteSandboxWritable(["/", homedir()]);
+    const path = ["", ".", "node_modules/.bin", "/usr/bin", join(homedir(), ".local", "bin")].join(delimiter);
+    expect(hostSearchPath(path)).toBe(["/usr/bin", join(homedir(), ".local", "bin")].join(delimiter));
+  });
+
+  it("start an MCP server named by a bare command from outside the workspace, or say why not", async () => {
+    const ws = tempDir("cc-tools-host-mcp-");
+    const bin = join(ws, "node_modules", ".bin");
+    mkdirSync(bin, { recursive: true });
+    noteSandboxWritable([ws]);
+    const outside = tempDir("cc-tools-host-mcp-outside-");
+    // Planted under the name of a real program (node) and of one that exists nowhere else.
+    for (const name of ["node", "only-in-workspace"]) {
+      writeFileSync(join(bin, name), `#!/bin/sh\necho ran > ${outside}/${name}\n`, { mode: 0o755 });
+    }
+    const env = { PATH: `${bin}${delimiter}${process.env.PATH}` };
+    const server = (name: string, command: string, args: string[] = []) => ({
+      name,
+      ok: true as const,
+      source: "test",
+      config: { command, args, env },
+    });
+    const manager = new McpClientManager(
+      [server("everything", "node", [EVERYTHING]), server("planted", "only-in-workspace")],
+      { cwd: ws, env },
+    );
+    try {
+      await manager.connect();
+      const [everything, planted] = manager.servers();
+      expect(everything).toMatchObject({ status: "connected" });
+      expect(planted).toMatchObject({ status: "failed" });
+      expect(planted!.error).toMatch(/outside the places sandboxed commands can write/);
+      expect(readdirSync(outside)).toEqual([]);
+    } finally {
+      await manager.close();
+    }
   });
 
   it("never run a program a sandboxed command put first on the host's PATH", async () => {

@@ -4,6 +4,7 @@ import { join, resolve } from "node:path";
 import { ToolError } from "../../core/errors.js";
 import type { SessionSlot } from "../../core/session.js";
 import { hostProgram } from "../../process/shells.js";
+import { hostEnv } from "../../sandbox/host-programs.js";
 
 const GIT_MISSING =
   "git is not installed (or not on PATH outside the places sandboxed commands can write); worktrees need git.";
@@ -30,7 +31,8 @@ export function git(args: string[], cwd: string, signal?: AbortSignal): Promise<
         timeout: GIT_TIMEOUT_MS,
         signal,
         maxBuffer: 16 * 1024 * 1024,
-        env: { ...process.env, GIT_TERMINAL_PROMPT: "0" },
+        // The programs git starts (filters, hooks' commands) come from outside the sandbox's reach too.
+        env: { ...hostEnv(), GIT_TERMINAL_PROMPT: "0" },
       },
       (error, stdout, stderr) => {
         const code = (error as NodeJS.ErrnoException | null)?.code;
@@ -80,6 +82,7 @@ export function repositoryRootSync(dir: string): string | undefined {
   if (!program) return undefined;
   const result = spawnSync(program, ["rev-parse", "--show-toplevel"], {
     cwd: dir,
+    env: hostEnv(),
     encoding: "utf8",
     timeout: GIT_TIMEOUT_MS,
   });
