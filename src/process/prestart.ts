@@ -211,6 +211,8 @@ export class PrestartedShell {
   private mounter: StandInMounter | undefined;
   /** The stand-ins are mounted, for the command whose arguments were last checked. */
   private standInsMounted = false;
+  /** Called (on a later turn) once it has died before any command came: see `died`. */
+  onDeath: (() => void) | undefined;
 
   constructor(
     shell: string,
@@ -440,6 +442,7 @@ export class PrestartedShell {
       // already gone
     }
     untrackGroup(pid);
+    this.reportDeath();
   }
 
   private end(): void {
@@ -448,6 +451,14 @@ export class PrestartedShell {
     clearInterval(this.hostWatch);
     this.mounter?.kill();
     if (!this.claimed && this.child.pid !== undefined) untrackGroup(this.child.pid);
+    this.reportDeath();
+  }
+
+  private reportDeath(): void {
+    const callback = this.onDeath;
+    if (!this.died || !callback) return;
+    this.onDeath = undefined;
+    setImmediate(callback);
   }
 
   /**
@@ -545,23 +556,29 @@ export function usePrestartedShells(options: { quietMs?: number } = {}): void {
 }
 
 /**
- * Sandboxes started ahead that may end before their command (bubblewrap refused the mounts: a socket's
- * directory vanished meanwhile) before a session starts plain shells only.
+ * Sandboxes started ahead that may end before their command, in a row (bubblewrap refused the mounts: a
+ * socket's directory vanished meanwhile), before a session starts plain shells only.
  */
 const MAX_SANDBOX_DEATHS = 3;
 
 interface PrestartState {
   shell: PrestartedShell | undefined;
+  /** The shell the last command took: one that ran it inside a sandbox clears `sandboxDeaths`. */
+  taken: PrestartedShell | undefined;
   /** A waiting shell ended on its own: this session spawns its commands as before. */
   givenUp: boolean;
-  /** Sandboxes started ahead that ended before their command. */
+  /**
+   * Sandboxes started ahead that ended before their command since one last ran a command. Each is replaced
+   * at once (a socket directory below /tmp that vanished during bubblewrap's setup is a passing race);
+   * after MAX_SANDBOX_DEATHS in a row the session waits in plain bash.
+   */
   sandboxDeaths: number;
   scheduled: boolean;
 }
 
 export const prestartSlot: SessionSlot<PrestartState> = {
   key: "prestartedShell",
-  create: () => ({ shell: undefined, givenUp: false, sandboxDeaths: 0, scheduled: false }),
+  create: () => ({ shell: undefined, taken: undefined, givenUp: false, sandboxDeaths: 0, scheduled: false }),
   dispose: (state) => {
     state.shell?.discard();
     state.shell = undefined;
@@ -581,7 +598,8 @@ export function takePrestarted(session: Session): PrestartedShell | undefined {
   const shell = state.shell;
   state.shell = undefined;
   if (shell) noteDeath(state, shell);
-  return shell?.waiting ? shell : undefined;
+  state.taken = shell?.waiting ? shell : undefined;
+  return state.taken;
 }
 
 /** A plain shell that ended unasked ends prestarting for the session; a sandbox, after a few. */
@@ -634,6 +652,8 @@ export function prestartFor(ctx: ToolContext, sandbox?: () => SandboxAhead | und
   if (!enabled) return;
   const { session } = ctx;
   const state = session.get(prestartSlot);
+  if (state.taken?.ran && state.taken.sandboxed) state.sandboxDeaths = 0;
+  state.taken = undefined;
   if (state.shell?.died) {
     noteDeath(state, state.shell);
     state.shell = undefined;
@@ -662,7 +682,13 @@ export function prestartFor(ctx: ToolContext, sandbox?: () => SandboxAhead | und
       // The waiting bash runs outside the sandbox: never one a command could have put on the PATH.
       const shell = hostProgram("bash", env.PATH);
       const ahead = shell && state.sandboxDeaths < MAX_SANDBOX_DEATHS ? sandbox?.() : undefined;
-      if (shell) state.shell = new PrestartedShell(shell, env, ahead);
+      if (!shell) return;
+      const started = new PrestartedShell(shell, env, ahead);
+      // One that dies while it waits is replaced now, not after the next command has paid for a spawn.
+      started.onDeath = () => {
+        if (state.shell === started) prestartFor(ctx, sandbox);
+      };
+      state.shell = started;
     } catch (error) {
       log.debug("could not start a shell ahead of the next command", error);
     }

@@ -320,6 +320,9 @@ describe("a sandbox started ahead of its command", () => {
     const shell = await waitingSandbox(ctx);
     process.kill(shell.pid!, "SIGKILL");
     expect(await eventually(() => !shell.waiting)).toBe(true);
+    // Replaced at once, not only after the next command has paid for a bubblewrap of its own.
+    expect(await eventually(() => waitingShell(ctx.session)?.ready === true)).toBe(true);
+    expect(waitingShell(ctx.session)).not.toBe(shell);
     const { result, text } = await bash(ctx, "echo still works");
     expect(result.isError, text).toBe(false);
     expect(text).toContain("still works");
