@@ -54,10 +54,38 @@ export function takeBuffer(size: number): Buffer {
   if (reuse && reuse.length >= size) return reuse;
   // The room stops at the largest buffer kept, so a file just under that size still gets one kept.
   const room = Math.min(size + (size >> KEPT_BUFFER_GROWTH_SHIFT), KEPT_BUFFER_MAX_BYTES);
-  const fresh = Buffer.allocUnsafeSlow(Math.max(size, room));
+  const fresh = mappedBuffer(Math.max(size, room));
   ours.add(fresh.buffer);
   return fresh;
 }
+
+/** WebAssembly's page: the unit a WebAssembly.Memory is sized in. */
+const WASM_PAGE_BYTES = 64 * 1024;
+
+/**
+ * A buffer of `bytes` in memory of its own, mapped from the system and unmapped when the buffer is
+ * collected, so a large buffer let go gives its pages back at once. A Buffer from malloc does not: glibc
+ * raises its mmap threshold to the size of the first large block freed, serves later ones of that size
+ * from its heap, and returns heap memory only from the top, so the pages of a dropped 12.5 MB buffer could
+ * stay resident. A WebAssembly.Memory is such a mapping (zero-filled, pages resident once written);
+ * where one cannot be made (no WebAssembly, a limit on address space), malloc it is.
+ */
+function mappedBuffer(bytes: number): Buffer {
+  try {
+    const pages = Math.ceil(bytes / WASM_PAGE_BYTES);
+    const memory = new wasm!.Memory({ initial: pages, maximum: pages });
+    return Buffer.from(memory.buffer, 0, bytes);
+  } catch {
+    return Buffer.allocUnsafeSlow(bytes);
+  }
+}
+
+/** The part of WebAssembly used here (the project's TypeScript libs do not declare it). */
+const wasm = (
+  globalThis as {
+    WebAssembly?: { Memory: new (size: { initial: number; maximum: number }) => { buffer: ArrayBuffer } };
+  }
+).WebAssembly;
 
 /**
  * Gives back a buffer from takeBuffer() (or a view of one) once nothing refers to its bytes any more.
