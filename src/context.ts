@@ -83,6 +83,21 @@ export function hostFromHandler(handler: PermissionHandler): Host {
   return createHost({ permissions: handler, interactive: handler.interactive ?? false }, autoHandler);
 }
 
+const additionalDirectoriesOf = (config: Settings, baseDir: string) =>
+  config.additionalDirectories.map((d) => resolve(baseDir, expandTilde(d, homedir())));
+
+/**
+ * Notes where a sandboxed command of a session with these settings can write, before any command runs:
+ * programs this process runs outside the sandbox (the MCP servers it starts at once included) are never
+ * taken from there (sandbox/host-programs.ts).
+ */
+export function noteSessionWritable(config: Settings, baseDir: string): void {
+  if (config.sandbox.enabled === false) return;
+  const { allowWrite } = config.sandbox.filesystem;
+  const dirs = [baseDir, ...additionalDirectoriesOf(config, baseDir), ...allowWrite];
+  noteSandboxWritable([...dirs, ...SANDBOX_CACHE_DIRS]);
+}
+
 export function createToolContext(options: ToolContextOptions): ToolContext {
   const builtins = options.toolSet ?? builtinTools();
   checkOwnTools(options.tools ?? [], builtins);
@@ -96,15 +111,9 @@ export function createToolContext(options: ToolContextOptions): ToolContext {
     options.host ??
     (options.permissionHandler ? hostFromHandler(options.permissionHandler) : createHost({}, autoHandler));
   const cliRules = options.rules ?? [];
-  const additionalDirectories = config.additionalDirectories.map((d) =>
-    resolve(baseDir, expandTilde(d, homedir())),
-  );
+  const additionalDirectories = additionalDirectoriesOf(config, baseDir);
 
-  // Programs this process runs outside the sandbox are never taken from where a sandboxed command writes.
-  if (config.sandbox.enabled !== false) {
-    const { allowWrite } = config.sandbox.filesystem;
-    noteSandboxWritable([baseDir, ...additionalDirectories, ...allowWrite, ...SANDBOX_CACHE_DIRS]);
-  }
+  noteSessionWritable(config, baseDir);
 
   // Durable cron jobs of a restored session run again once a host that can run prompts serves it.
   if (host.supports(HostCapability.Prompts)) session.get(cronSlot).attach(host);

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { chmodSync, mkdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, join, resolve } from "node:path";
-import { createToolContext } from "../context.js";
+import { createToolContext, noteSessionWritable } from "../context.js";
 import type { McpClientInfo, ToolContext } from "../core/context.js";
 import type { Host } from "../core/host.js";
 import type { McpManager } from "../core/mcp-manager.js";
@@ -79,6 +79,9 @@ function cliRules(flags: ContextFlags, root: string): PermissionRuleEntry[] {
  * configured. Nothing connects until a caller asks (`connect()`, or a resource tool).
  */
 export function mcpManagerFor(workingDir: string, config: Settings): McpManager | undefined {
+  // Its servers may start before any session's context exists: their programs are looked up outside the
+  // places a sandboxed command writes, which must be known by then.
+  noteSessionWritable(config, resolve(workingDir));
   const servers = resolveServers(config);
   return servers.length > 0 ? new McpClientManager(servers, { cwd: workingDir }) : undefined;
 }

@@ -71,14 +71,21 @@ const WASM_PAGE_BYTES = 64 * 1024;
  * where one cannot be made (no WebAssembly, a limit on address space), malloc it is.
  */
 function mappedBuffer(bytes: number): Buffer {
-  try {
-    const pages = Math.ceil(bytes / WASM_PAGE_BYTES);
-    const memory = new wasm!.Memory({ initial: pages, maximum: pages });
-    return Buffer.from(memory.buffer, 0, bytes);
-  } catch {
-    return Buffer.allocUnsafeSlow(bytes);
+  if (mappable) {
+    try {
+      const pages = Math.ceil(bytes / WASM_PAGE_BYTES);
+      const memory = new wasm!.Memory({ initial: pages, maximum: pages });
+      return Buffer.from(memory.buffer, 0, bytes);
+    } catch {
+      // Each Memory reserves address space for guard regions (about 10 GiB on x64); under a limit on
+      // address space V8 collects garbage before it gives up, so one failure means no more tries.
+      mappable = false;
+    }
   }
+  return Buffer.allocUnsafeSlow(bytes);
 }
+
+let mappable = true;
 
 /** The part of WebAssembly used here (the project's TypeScript libs do not declare it). */
 const wasm = (

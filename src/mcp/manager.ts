@@ -10,6 +10,7 @@ import type {
 } from "../core/mcp-manager.js";
 import type { AnyTool } from "../core/tool.js";
 import { hostProgram, locateExecutable } from "../process/shells.js";
+import { hostSearchPath } from "../sandbox/host-programs.js";
 import type { McpServerConfig } from "../settings/types.js";
 import type { ResolvedServer } from "./config.js";
 import type { McpContent } from "./content.js";
@@ -215,10 +216,12 @@ class Connection {
         (e): e is [string, string] => e[1] !== undefined,
       ),
     );
+    const command = hostCommand(config.command, env.PATH);
     const transport = new StdioClientTransport({
-      command: hostCommand(config.command, env.PATH),
+      command,
       args: config.args ?? [],
-      env,
+      // A program looked up by name (npx, a `#!/usr/bin/env node` script) looks up its own the same way.
+      env: command === config.command ? env : { ...env, PATH: hostSearchPath(env.PATH) },
       cwd: config.cwd ?? this.cwd,
       stderr: "pipe",
     });

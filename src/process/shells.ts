@@ -1,6 +1,6 @@
 import { accessSync, constants } from "node:fs";
 import { delimiter, join } from "node:path";
-import { hostSearchPath } from "../sandbox/host-programs.js";
+import { hostSearchPath, sandboxCouldWrite } from "../sandbox/host-programs.js";
 import type { InitDuties } from "../sandbox/launch.js";
 
 /**
@@ -129,7 +129,9 @@ export function locateExecutable(name: string, path = process.env.PATH ?? ""): s
  * sandbox/host-programs.ts), for a program this process runs outside the sandbox; else undefined.
  */
 export function hostProgram(name: string, pathEnv: string = process.env.PATH ?? ""): string | undefined {
-  return locateExecutable(name, hostSearchPath(pathEnv));
+  const found = locateExecutable(name, hostSearchPath(pathEnv));
+  // A link from outside into such a place (npm link) leads there all the same.
+  return found && !sandboxCouldWrite(found) ? found : undefined;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { delimiter, join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { runTool } from "../../src/executor/run.js";
 import { McpClientManager } from "../../src/mcp/manager.js";
@@ -48,7 +49,14 @@ describe("programs run outside the sandbox", () => {
     for (const name of ["node", "only-in-workspace"]) {
       writeFileSync(join(bin, name), `#!/bin/sh\necho ran > ${outside}/${name}\n`, { mode: 0o755 });
     }
-    const env = { PATH: `${bin}${delimiter}${process.env.PATH}` };
+    // A launcher outside the workspace that finds node on its PATH, as npx does (`#!/usr/bin/env node`).
+    const launchers = tempDir("cc-tools-host-mcp-bin-");
+    writeFileSync(
+      join(launchers, "mcp-launch"),
+      `#!/usr/bin/env node\nimport(${JSON.stringify(pathToFileURL(EVERYTHING).href)});\n`,
+      { mode: 0o755 },
+    );
+    const env = { PATH: [bin, launchers, process.env.PATH].join(delimiter) };
     const server = (name: string, command: string, args: string[] = []) => ({
       name,
       ok: true as const,
@@ -56,13 +64,18 @@ describe("programs run outside the sandbox", () => {
       config: { command, args, env },
     });
     const manager = new McpClientManager(
-      [server("everything", "node", [EVERYTHING]), server("planted", "only-in-workspace")],
+      [
+        server("everything", "node", [EVERYTHING]),
+        server("planted", "only-in-workspace"),
+        server("launched", "mcp-launch"),
+      ],
       { cwd: ws, env },
     );
     try {
       await manager.connect();
-      const [everything, planted] = manager.servers();
+      const [everything, planted, launched] = manager.servers();
       expect(everything).toMatchObject({ status: "connected" });
+      expect(launched).toMatchObject({ status: "connected" });
       expect(planted).toMatchObject({ status: "failed" });
       expect(planted!.error).toMatch(/outside the places sandboxed commands can write/);
       expect(readdirSync(outside)).toEqual([]);
