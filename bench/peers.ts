@@ -201,7 +201,8 @@ const bench: Bench = async (report, options) => {
     // server, after the Edit series above, shows what a large RSS adds (every spawn forks the server).
     // Their workspace is a project as Claude Code users have one (a git repository, .claude/, .mcp.json),
     // where the sandbox for the next command is started ahead of it; a third, sandboxed in a bare
-    // workspace, shows the cost where stand-ins for missing control files keep bubblewrap per command.
+    // workspace, shows the cost where the stand-ins for missing control files are mounted as each command
+    // comes (src/sandbox/mounter.ts).
     const project = join(fixtures, "project");
     mkdirSync(join(project, ".claude"), { recursive: true });
     writeFileSync(join(project, ".mcp.json"), "{}\n");
@@ -272,7 +273,7 @@ const bench: Bench = async (report, options) => {
         baselineMs: bash.unsandboxed,
         peakRssMb: bareRss,
         targetMs: bash.unsandboxed + 10,
-        note: "no .git, .claude or .mcp.json: their stand-ins exist only while a command runs, so bubblewrap starts per command",
+        note: "no .git, .claude or .mcp.json: the sandbox waits without their stand-ins, which are mounted as the command comes",
       });
       report({
         name: "Bash echo hi, sandboxed, long-lived server",

@@ -67,8 +67,9 @@ const bench: Bench = async (report) => {
   // (src/process/prestart.ts), so neither call waits for this process to fork. It is started once the
   // process has been quiet for a moment, so the calls come with a pause between them, as from a model.
   usePrestartedShells();
-  // In a project (a git repository with .claude/ and .mcp.json) the sandbox itself is started ahead too;
-  // in the bare workspace stand-ins for the missing control files keep bubblewrap per command.
+  // The sandbox itself is started ahead too: in a project (a git repository with .claude/ and .mcp.json)
+  // as it is, in the bare workspace without the stand-ins for the missing control files, which are mounted
+  // as the command comes.
   const project = join(workingDir, "project");
   mkdirSync(join(project, ".claude"), { recursive: true });
   writeFileSync(join(project, ".mcp.json"), "{}\n");
@@ -91,7 +92,7 @@ const bench: Bench = async (report) => {
     [
       bareAhead,
       "Bash echo hi in the OS sandbox, bare workspace, shells started ahead",
-      "no .git, .claude or .mcp.json: bubblewrap starts per command, from the waiting bash",
+      "no .git, .claude or .mcp.json: the stand-ins for them are mounted as the command comes",
     ],
   ] as const) {
     const ahead = await timePair(
