@@ -320,7 +320,6 @@ export class PrestartedShell {
     const held = new Set(launch.standIns);
     if (held.size !== standIns.length || standIns.some((path) => !held.has(path))) {
       // A control file appeared or went since it was started: the command gets a sandbox of its own.
-      mounter.kill();
       this.discard();
       return;
     }

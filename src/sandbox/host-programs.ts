@@ -1,7 +1,6 @@
-import { realpathSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
-import { basename, delimiter, dirname, isAbsolute, join } from "node:path";
-import { isWithin } from "../fs/canonical.js";
+import { delimiter, isAbsolute, join } from "node:path";
+import { canonicalPath, isWithin } from "../fs/canonical.js";
 
 /**
  * Places a sandboxed command can write: the workspace, additional directories and allowWrite of every
@@ -55,18 +54,8 @@ export function hostSearchPath(pathEnv: string = process.env.PATH ?? ""): string
     .join(delimiter);
 }
 
-/** `path` with its symlinks resolved, through its deepest existing ancestor when it does not exist (yet). */
-function resolved(path: string): string {
-  const rest: string[] = [];
-  for (let at = path; ; at = dirname(at)) {
-    try {
-      return join(realpathSync.native(at), ...rest.reverse());
-    } catch {
-      if (dirname(at) === at) return path;
-      rest.push(basename(at));
-    }
-  }
-}
+/** Where `path` really leads (fs/canonical.ts): symlinks resolved, also in a part that does not exist yet. */
+const resolved = (path: string) => (isAbsolute(path) ? canonicalPath(path, "/") : path);
 
 /** `env` with the PATH of hostSearchPath: for a program this process runs outside the sandbox that starts others. */
 export function hostEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
