@@ -4,6 +4,7 @@ import { byCodeUnits } from "../core/order.js";
 import { isWithin } from "../fs/canonical.js";
 import type { SandboxPolicy } from "./policy.js";
 import { BWRAP_ISOLATION } from "./probe.js";
+import { PROXY_SOCKET_INSIDE } from "./proxy-socket.js";
 
 /**
  * Masked directories become an empty tmpfs with mode 000; masked files get `emptyFile` (empty, mode 000)
@@ -26,17 +27,29 @@ export interface SocketMasks {
  * lists them in /proc/net/unix, is covered. Below /tmp the directory that holds it is covered instead
  * (tmux-UID, ssh-XXXX, .X11-unix): sockets come and go faster than directories, and a mount point that
  * vanished before bwrap reached it would fail the command. Directories holding a place the command needs
- * (`keep`) are never covered.
+ * (`keep`) are never covered. Each other one of `covered` that exists is, whole, whether or not a socket
+ * listens in it right now, and no socket within it is listed apart.
  */
-export function socketsToHide(keep: readonly string[], table = "/proc/net/unix"): SocketMasks {
+export function socketsToHide(
+  keep: readonly string[],
+  covered: readonly string[] = [],
+  table = "/proc/net/unix",
+): SocketMasks {
+  const whole = covered
+    .map(resolvedOr)
+    .filter(
+      (dir) =>
+        !keep.some((k) => isWithin(k, dir) || isWithin(dir, k)) &&
+        lstatSync(dir, { throwIfNoEntry: false })?.isDirectory(),
+    );
+  const dirs = new Set(whole);
+  const files = new Set<string>();
   let text: string;
   try {
     text = readFileSync(table, "utf8");
   } catch {
-    return { dirs: [], files: [] };
+    return { dirs: [...dirs].sort(byCodeUnits), files: [] };
   }
-  const dirs = new Set<string>();
-  const files = new Set<string>();
   for (const line of text.split("\n").slice(1)) {
     // Num RefCount Protocol Flags Type St Inode Path; the path may hold spaces.
     const bound = line.trim().split(/\s+/).slice(7).join(" ");
@@ -44,7 +57,7 @@ export function socketsToHide(keep: readonly string[], table = "/proc/net/unix")
     // As bubblewrap resolves a mount point: /var/run/docker.sock is /run/docker.sock, under the new /run.
     const path = resolvedOr(bound);
     if (path === "/run" || path.startsWith("/run/")) continue;
-    if (keep.some((k) => isWithin(path, k))) continue;
+    if (keep.some((k) => isWithin(path, k)) || whole.some((dir) => isWithin(path, dir))) continue;
     const underTmp = /^\/tmp\/[^/]+\//.exec(path)?.[0].slice(0, -1);
     try {
       if (underTmp && !keep.some((k) => isWithin(k, underTmp)) && lstatSync(underTmp).isDirectory())
@@ -54,7 +67,7 @@ export function socketsToHide(keep: readonly string[], table = "/proc/net/unix")
       // removed since it was bound
     }
   }
-  return { dirs: [...dirs], files: [...files] };
+  return { dirs: [...dirs].sort(byCodeUnits), files: [...files].sort(byCodeUnits) };
 }
 
 /** `path` with its symlinks resolved (its directory's, if it is gone since it was listed), else as it is. */
@@ -89,6 +102,8 @@ export function bwrapArgs(
      * itself (--die-with-parent) if not through the shell's traps (launch.ts's InitDuties).
      */
     asPid1?: boolean;
+    /** The host path of the network proxy's socket (proxy-socket.ts), shown at PROXY_SOCKET_INSIDE. */
+    proxySocket?: string;
   },
   command: readonly string[],
 ): string[] {
@@ -96,6 +111,7 @@ export function bwrapArgs(
   if (existsSync("/run")) args.push("--tmpfs", "/run");
   for (const dir of options.sockets.dirs) args.push(...UNREADABLE_DIR(dir));
   for (const socket of options.sockets.files) args.push("--ro-bind", "/dev/null", socket);
+  if (options.proxySocket) args.push("--ro-bind", options.proxySocket, PROXY_SOCKET_INSIDE);
   for (const path of [...policy.writable].sort(byDepth)) args.push("--bind", path, path);
   for (const path of [...policy.pinned].sort(byDepth)) args.push("--bind", path, path);
   for (const path of [...policy.readOnly, ...policy.placeholders].sort(byDepth))

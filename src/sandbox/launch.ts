@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, lstatSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ToolContext } from "../core/context.js";
@@ -21,6 +21,7 @@ import { holdPlaceholders, releaseIdlePlaceholders } from "./placeholder.js";
 import { buildPolicy, type SandboxPolicy } from "./policy.js";
 import type { Availability } from "./probe.js";
 import { FilteringProxy } from "./proxy.js";
+import { PROXY_SOCKET_INSIDE, proxySocketDir, proxySocketPath } from "./proxy-socket.js";
 import { seatbeltProfile } from "./seatbelt.js";
 
 /** The loopback port the bridge listens on inside the sandbox's own network namespace (every port is free there). */
@@ -30,7 +31,7 @@ const BRIDGE_TITLE = "cc-sandbox-net";
 
 /**
  * Runs inside the sandbox, in its network namespace: listens on 127.0.0.1:BRIDGE_PORT, relays each
- * connection to the proxy's Unix socket (visible through the read-only file system), then starts the
+ * connection to the proxy's Unix socket (bound at PROXY_SOCKET_INSIDE), then starts the
  * command and exits with its status. Node is used because it is certainly there; socat often is not.
  */
 const BRIDGE_SOURCE = `
@@ -316,24 +317,34 @@ function unsandboxed(spec: SpawnSpec, why: string): Launch {
 
 type BubblewrapAvailability = Extract<Availability, { ok: true }>;
 
-/** bubblewrap's argv that runs `command` in `cwd` under `policy` (with the network bridge's proxy dir, if any). */
+/**
+ * The directories below /tmp the last sandbox covered for their sockets: each stays covered while it
+ * exists, whether or not its server runs right now. A server that comes and goes (tmux's ends with its
+ * last session, each networked command's proxy) would otherwise change every sandbox's arguments, and a
+ * sandbox started ahead of its command is used only for the very ones it was started with
+ * (process/prestart.ts). proxy-socket.ts's directory is always covered.
+ */
+let socketDirsSeen = new Set<string>();
+
+/** bubblewrap's argv that runs `command` in `cwd` under `policy` (with the network bridge's proxy socket, if any). */
 function bubblewrap(
   policy: SandboxPolicy,
   availability: BubblewrapAvailability,
   cwd: string,
   command: readonly string[],
-  proxyDir?: string,
+  proxySocket?: string,
 ): { file: string; args: string[] } {
-  const keep = [...policy.writable, policy.cacheDir, ...(proxyDir ? [proxyDir] : [])];
   const options = {
     cwd,
     disableUserns: availability.disableUserns,
-    sockets: socketsToHide(keep),
+    sockets: socketsToHide([...policy.writable, policy.cacheDir], [proxySocketDir(), ...socketDirsSeen]),
+    proxySocket,
     // The command's own bash (or the stray check's sh) as the namespace's init instead of bwrap's
     // reaper: one process fewer per command. Not with the network bridge, which is Node and does not
     // reap orphans: bwrap's init is pid 1 then, the bridge its child and the shell the bridge's.
-    asPid1: availability.asPid1 && !proxyDir,
+    asPid1: availability.asPid1 && !proxySocket,
   };
+  socketDirsSeen = new Set(options.sockets.dirs);
   return { file: availability.path, args: bwrapArgs(policy, unreadableEmptyFile(), options, command) };
 }
 
@@ -414,7 +425,7 @@ export async function sandboxLaunch(
   const policy = buildPolicy(ctx);
   const releasePlaceholders = holdPlaceholders(policy.placeholders);
   let proxy: FilteringProxy | undefined;
-  let proxyDir: string | undefined;
+  let proxySocket: { path: string; remove(): void } | undefined;
   const id = randomUUID().slice(0, 8);
   const strayFile = join(policy.tmpDir, `.strays-${id}`);
   const startFile = join(policy.tmpDir, `.started-${id}`);
@@ -433,7 +444,7 @@ export async function sandboxLaunch(
     rmSync(strayFile, { force: true });
     rmSync(startFile, { force: true });
     await proxy?.close();
-    if (proxyDir) rmSync(proxyDir, { recursive: true, force: true });
+    proxySocket?.remove();
     releasePlaceholders();
   };
   try {
@@ -449,9 +460,8 @@ export async function sandboxLaunch(
         command = ["/bin/sh", "-c", STRAY_CHECK, "sh", strayFile, startFile, ...command];
       }
       if (networked) {
-        proxyDir = mkdtempSync(join(tmpdir(), "cc-tools-proxy-"));
-        const socket = join(proxyDir, "proxy.sock");
-        proxy = new FilteringProxy(policy.network, { path: socket });
+        proxySocket = proxySocketPath();
+        proxy = new FilteringProxy(policy.network, { path: proxySocket.path });
         await proxy.ready;
         Object.assign(env, proxyEnv(`http://127.0.0.1:${BRIDGE_PORT}`));
         command = [
@@ -461,11 +471,11 @@ export async function sandboxLaunch(
           BRIDGE_SOURCE,
           "--",
           String(BRIDGE_PORT),
-          socket,
+          PROXY_SOCKET_INSIDE,
           ...command,
         ];
       }
-      launched = bubblewrap(policy, availability, spec.cwd, command, proxyDir);
+      launched = bubblewrap(policy, availability, spec.cwd, command, proxySocket?.path);
     } else {
       if (networked) {
         proxy = new FilteringProxy(policy.network, { port: 0, host: "127.0.0.1" });

@@ -10,8 +10,9 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
+import { createServer, type Server } from "node:net";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import type { ToolContext } from "../../src/core/context.js";
 import { PrestartedShell, usePrestartedShells, waitingShell } from "../../src/process/prestart.js";
 import { locateExecutable } from "../../src/process/shells.js";
@@ -54,6 +55,14 @@ function project(rules: Array<["allow" | "deny" | "ask", string]> = [], name = "
   });
   const ctx = sandboxContext(ws, config);
   return { ws, outside, ctx, gitConfig: readFileSync(join(ws, ".git", "config"), "utf8") };
+}
+
+/** A Unix socket server listening at `path`, closed after the test. */
+async function listening(path: string): Promise<Server> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(path, resolve));
+  onTestFinished(() => new Promise((resolve) => server.close(() => resolve())));
+  return server;
 }
 
 /** Runs a first command, then waits until the sandbox for the next one is set up; returns it. */
@@ -300,6 +309,44 @@ describe("a sandbox started ahead of its command", () => {
       }
     },
   );
+
+  it("is used while a socket it covers comes and goes, and not once a new one it does not cover appears", async () => {
+    const { ctx } = project();
+    // A directory below /tmp that holds a server's socket is covered whole (src/sandbox/bwrap.ts).
+    const dir = tempDir("cc-tools-ahead-socket-");
+    const server = await listening(join(dir, "s.sock"));
+    let shell = await waitingSandbox(ctx);
+    // The server ends (tmux's does with its last session), and starts again: still the same arguments.
+    await new Promise((resolve) => server.close(resolve));
+    let { text } = await bash(ctx, `ls ${dir}`);
+    expect(shell.ran).toBe(true);
+    expect(text).toMatch(/Permission denied/);
+    await listening(join(dir, "s.sock"));
+    shell = await waitingSandbox(ctx);
+    ({ text } = await bash(ctx, `ls ${dir}`));
+    expect(shell.ran).toBe(true);
+    expect(text).toMatch(/Permission denied/);
+    // A new one while it waits would be reachable there: the command gets a sandbox that covers it.
+    shell = await waitingSandbox(ctx);
+    const other = tempDir("cc-tools-ahead-socket-");
+    await listening(join(other, "s.sock"));
+    ({ text } = await bash(ctx, `ls ${other}`));
+    expect(shell.ran).toBe(false);
+    expect(text).toMatch(/Permission denied/);
+  });
+
+  it("is used while another session's networked command runs (its proxy's socket changes no arguments)", async () => {
+    const { ctx } = project();
+    const shell = await waitingSandbox(ctx);
+    const { ws: elsewhere, ctx: networked } = project();
+    networked.config.sandbox.network.allowedDomains = ["example.invalid"];
+    const running = bash(networked, `touch started; sleep 3`);
+    expect(await eventually(() => existsSync(join(elsewhere, "started")))).toBe(true);
+    const { result, text } = await bash(ctx, "echo in");
+    expect(shell.ran).toBe(true);
+    expect(result.isError, text).toBe(false);
+    expect((await running).result.isError).toBe(false);
+  });
 
   it("is not used after the settings change (a new Read deny rule hides another file)", async () => {
     const { ctx, ws } = project();

@@ -407,6 +407,29 @@ describe("sockets to hide", () => {
     return server;
   }
 
+  it("cover a directory given whole while it exists, listening or not, unless it holds or lies in a kept place", () => {
+    const base = tempDir("cc-tools-sockets-covered-");
+    const [quiet, kept, missing] = ["quiet", "kept", "missing"].map((name) => join(base, name)) as [
+      string,
+      string,
+      string,
+    ];
+    mkdirSync(quiet);
+    mkdirSync(join(kept, "ws"), { recursive: true });
+    const table = join(base, "unix");
+    // A socket listed in the covered directory: left to the directory's mask, not covered apart (nor its
+    // directory below /tmp, which would hide the kept workspace).
+    writeFileSync(
+      table,
+      `Num       RefCount Protocol Flags    Type St Inode Path\n0000: 00000002 00000000 00010000 0001 01 100 ${join(quiet, "s.sock")}\n`,
+    );
+    expect(socketsToHide([join(kept, "ws")], [quiet, kept, missing], table)).toEqual({
+      dirs: [quiet],
+      files: [],
+    });
+    expect(socketsToHide([], [], table)).toEqual({ dirs: base.startsWith("/tmp/") ? [base] : [], files: [] });
+  });
+
   it("are named as bubblewrap resolves a mount point: through symlinks, and skipped under /run", async () => {
     const base = mkdtempSync(join("/var/tmp", "cc-tools-sockets-"));
     const servers: Server[] = [];
@@ -428,7 +451,7 @@ describe("sockets to hide", () => {
         table,
         `Num       RefCount Protocol Flags    Type St Inode Path\n${lines.map((path, i) => `0000: 00000002 00000000 00010000 0001 01 ${100 + i} ${path}`).join("\n")}\n`,
       );
-      const masks = socketsToHide([], table);
+      const masks = socketsToHide([], [], table);
       expect(masks.files).toEqual([join(base, "real", "s.sock")]);
       expect(masks.dirs).toEqual([]);
     } finally {

@@ -1,5 +1,4 @@
 import { connect, createServer, type Server, type Socket } from "node:net";
-import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   FilteringProxy,
@@ -8,7 +7,7 @@ import {
   parseAuthority,
   tlsServerName,
 } from "../../src/sandbox/proxy.js";
-import { tempDir } from "../helpers/context.js";
+import { proxySocketPath } from "../../src/sandbox/proxy-socket.js";
 
 /** A minimal TLS 1.2 ClientHello record carrying `name` in its server_name extension. */
 function clientHello(name: string | undefined): Buffer {
@@ -111,10 +110,14 @@ describe("the proxy, end to end over its Unix socket", () => {
   }
 
   async function proxyOn() {
-    const path = join(tempDir("cc-tools-proxy-test-"), "p.sock");
+    // Where launch.ts puts it: a socket that comes and goes there changes no sandbox's arguments.
+    const { path, remove } = proxySocketPath();
     const proxy = new FilteringProxy({ allowedDomains: ["127.0.0.2"], deniedDomains: [] }, { path });
     await proxy.ready;
-    cleanups.push(() => proxy.close());
+    cleanups.push(async () => {
+      await proxy.close();
+      remove();
+    });
     return { proxy, path };
   }
 

@@ -1,0 +1,52 @@
+import { randomUUID } from "node:crypto";
+import { lstatSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+/**
+ * Where a networked command's filtering proxy listens (see launch.ts's bridge), and where its sandbox
+ * shows it. The sockets of every session live in one private directory per user that is never removed
+ * and that every sandbox covers whole, so sockets coming and going as networked commands start and end
+ * change no other sandbox's arguments: a sandbox started ahead of its command is used only when they are
+ * the very ones the command gets (process/prestart.ts), and a fresh directory per socket, which each
+ * other sandbox had to cover while it existed, made them differ on a busy machine. A command's own socket
+ * is bound at PROXY_SOCKET_INSIDE: bubblewrap's /dev is a tmpfs of its own in every sandbox, where /run
+ * may be missing on the host.
+ */
+export const PROXY_SOCKET_INSIDE = "/dev/cc-tools-proxy.sock";
+
+/** The per-user directory of proxy sockets (it may not exist yet). */
+export function proxySocketDir(): string {
+  return join(tmpdir(), `cc-tools-proxy-${process.getuid?.() ?? "user"}`);
+}
+
+/** True when `path` is a directory of this user's that no one else can enter (not a symlink). */
+function privateDir(path: string): boolean {
+  try {
+    const info = lstatSync(path);
+    return info.isDirectory() && info.uid === process.getuid?.() && (info.mode & 0o077) === 0;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A path for one command's proxy socket, and what removes it. In the shared directory when it is this
+ * user's and private; else (another user made that name first) in a fresh directory of its own, which
+ * is removed with it.
+ */
+export function proxySocketPath(): { path: string; remove(): void } {
+  const shared = proxySocketDir();
+  try {
+    mkdirSync(shared, { mode: 0o700 });
+  } catch {
+    // already there: checked below
+  }
+  const name = `${randomUUID()}.sock`;
+  if (privateDir(shared)) {
+    const path = join(shared, name);
+    return { path, remove: () => rmSync(path, { force: true }) };
+  }
+  const own = mkdtempSync(join(tmpdir(), "cc-tools-proxy-"));
+  return { path: join(own, name), remove: () => rmSync(own, { recursive: true, force: true }) };
+}
