@@ -410,8 +410,11 @@ export async function sandboxLaunch(
   const mode: SandboxMode = sandboxMode(ctx);
   if (mode.refuse) {
     const { availability } = mode;
+    const detail = availability.ok ? "" : `${availability.reason}. ${availability.hint}`;
     throw new ToolError(
-      `The command was not run: the settings require the OS sandbox (sandbox.failIfUnavailable), and it is unavailable: ${availability.ok ? "" : `${availability.reason}. ${availability.hint}`}`,
+      availability.ok || !availability.undecided
+        ? `The command was not run: the settings require the OS sandbox (sandbox.failIfUnavailable), and it is unavailable: ${detail}`
+        : `The command was not run: ${detail}`,
       { beforeRun: true },
     );
   }

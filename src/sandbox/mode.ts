@@ -10,7 +10,10 @@ export interface SandboxMode {
   active: boolean;
   /** Turned off in the settings (sandbox.enabled: false): nothing to warn about. */
   disabled: boolean;
-  /** True when the sandbox is required (failIfUnavailable) but cannot be used: commands are refused. */
+  /**
+   * Commands are refused: the sandbox is required (failIfUnavailable) but cannot be used, or whether it
+   * works is not known yet (its probe timed out).
+   */
   refuse: boolean;
   why: string;
   availability: Availability;
@@ -34,12 +37,14 @@ export function sandboxMode(ctx: ToolContext): SandboxMode {
     const why = `on (${availability.mechanism}): ${source}`;
     return { active: true, disabled: false, refuse: false, why, availability };
   }
-  if (settings.failIfUnavailable) {
+  if (settings.failIfUnavailable || availability.undecided) {
     return {
       active: false,
       disabled: false,
       refuse: true,
-      why: `required by sandbox.failIfUnavailable but unavailable: ${availability.reason}`,
+      why: availability.undecided
+        ? `not known: ${availability.reason}`
+        : `required by sandbox.failIfUnavailable but unavailable: ${availability.reason}`,
       availability,
     };
   }

@@ -33,7 +33,17 @@ export type Availability =
        */
       asPid1: boolean;
     }
-  | { ok: false; mechanism?: Mechanism; reason: string; hint: string };
+  | {
+      ok: false;
+      mechanism?: Mechanism;
+      reason: string;
+      hint: string;
+      /**
+       * The probe did not finish in time (a busy machine): not known to be missing, so commands are
+       * refused rather than run without it, and the next command probes again.
+       */
+      undecided?: boolean;
+    };
 
 const INSTALL_HINT =
   "Install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap; Arch: pacman -S bubblewrap), " +
@@ -41,8 +51,13 @@ const INSTALL_HINT =
 
 let cached: Map<string, Availability> | undefined;
 
+/** Thrown by runsCleanly when a probe did not finish within PROBE_TIMEOUT_MS. */
+class ProbeTimedOut extends Error {}
+
+/** Why running `path args` failed, or undefined when it exited 0. */
 function runsCleanly(path: string, args: readonly string[]): string | undefined {
   const probe = spawnSync(path, [...args], { encoding: "utf8", timeout: PROBE_TIMEOUT_MS });
+  if ((probe.error as NodeJS.ErrnoException | undefined)?.code === "ETIMEDOUT") throw new ProbeTimedOut();
   if (probe.error) return probe.error.message;
   if (probe.status !== 0) return (probe.stderr || `exit status ${probe.status}`).trim();
   return undefined;
@@ -105,13 +120,23 @@ export function sandboxAvailability(pathEnv = process.env.PATH ?? ""): Availabil
   const hit = cached.get(key);
   if (hit) return hit;
   let found: Availability;
-  if (process.platform === "linux") found = probeBubblewrap(pathEnv);
-  else if (process.platform === "darwin") found = probeSeatbelt();
-  else {
-    found = {
+  try {
+    if (process.platform === "linux") found = probeBubblewrap(pathEnv);
+    else if (process.platform === "darwin") found = probeSeatbelt();
+    else {
+      found = {
+        ok: false,
+        reason: `no OS sandbox is supported on ${process.platform}`,
+        hint: "Run cc-tools under WSL2 or Linux to sandbox commands.",
+      };
+    }
+  } catch (error) {
+    if (!(error instanceof ProbeTimedOut)) throw error;
+    return {
       ok: false,
-      reason: `no OS sandbox is supported on ${process.platform}`,
-      hint: "Run cc-tools under WSL2 or Linux to sandbox commands.",
+      undecided: true,
+      reason: `the check that the OS sandbox works did not finish within ${PROBE_TIMEOUT_MS / 1000} s (is the machine busy?)`,
+      hint: 'Run the command again: the sandbox is checked again then. If this goes on, bubblewrap hangs here; set "sandbox": {"enabled": false} to run commands with the permission rules alone.',
     };
   }
   cached.set(key, found);

@@ -5,7 +5,7 @@ import { buildPolicy, type SandboxPolicy } from "./policy.js";
 /** What `cc-tools sandbox status` reports: whether the sandbox is in force, why, and the policy it applies. */
 export interface SandboxStatus {
   active: boolean;
-  /** Commands are refused: the sandbox is required (failIfUnavailable) but unavailable. */
+  /** Commands are refused: the sandbox is required (failIfUnavailable) but unavailable, or not known to work yet. */
   refusing: boolean;
   why: string;
   mechanism?: string;

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ToolResult } from "../../src/core/result.js";
@@ -109,5 +109,34 @@ describe("a sandbox that could not be set up", () => {
     expect(result.isError).toBe(false);
     expect(text).toBe("done");
     expect(readFileSync(join(ws, "runs"), "utf8")).toBe("ran\n");
+  });
+});
+
+describe("a sandbox whose check does not finish in time", () => {
+  it("refuses the command, which does not run, and is checked again for the next one", async () => {
+    const ws = tempDir("cc-tools-sandbox-probe-ws-");
+    const bin = tempDir("cc-tools-sandbox-probe-bin-");
+    const hang = join(bin, "hang");
+    const real = execFileSync("sh", ["-c", "command -v bwrap"], { encoding: "utf8" }).trim();
+    // A stand-in bwrap that hangs, as one on a machine too busy to answer would, while `hang` exists.
+    writeFileSync(
+      join(bin, "bwrap"),
+      `#!/bin/sh\n[ "$1" != --version ] && [ -e '${hang}' ] && exec sleep 30\nexec '${real}' "$@"\n`,
+    );
+    chmodSync(join(bin, "bwrap"), 0o755);
+    writeFileSync(hang, "");
+    const ctx = sandboxContext(
+      ws,
+      sandboxSettings(ws, {}, [], { env: { PATH: `${bin}:${process.env.PATH}` } }),
+    );
+    const refused = await bash(ctx, "touch made");
+    expect(refused.result.isError).toBe(true);
+    expect(refused.text).toMatch(/not run: the check that the OS sandbox works did not finish within 5 s/);
+    expect(existsSync(join(ws, "made"))).toBe(false);
+    rmSync(hang);
+    const { result, text } = await bash(ctx, "touch made && echo ran");
+    expect(text).toBe("ran");
+    expect(result.metadata).toMatchObject({ sandboxed: true });
+    expect(existsSync(join(ws, "made"))).toBe(true);
   });
 });
