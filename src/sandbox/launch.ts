@@ -318,13 +318,13 @@ function unsandboxed(spec: SpawnSpec, why: string): Launch {
 type BubblewrapAvailability = Extract<Availability, { ok: true }>;
 
 /**
- * The directories below /tmp the last sandbox covered for their sockets: each stays covered while it
- * exists, whether or not its server runs right now. A server that comes and goes (tmux's ends with its
- * last session, each networked command's proxy) would otherwise change every sandbox's arguments, and a
- * sandbox started ahead of its command is used only for the very ones it was started with
+ * The directories below /tmp a sandbox of this process covered for their sockets: each stays covered while
+ * it exists (and holds no place the command needs), whether or not its server runs right now. A server
+ * that comes and goes (tmux's ends with its last session) would otherwise change every sandbox's
+ * arguments, and a sandbox started ahead of its command is used only for the very ones it was started with
  * (process/prestart.ts). proxy-socket.ts's directory is always covered.
  */
-let socketDirsSeen = new Set<string>();
+const socketDirsSeen = new Set<string>();
 
 /** bubblewrap's argv that runs `command` in `cwd` under `policy` (with the network bridge's proxy socket, if any). */
 function bubblewrap(
@@ -344,7 +344,8 @@ function bubblewrap(
     // reap orphans: bwrap's init is pid 1 then, the bridge its child and the shell the bridge's.
     asPid1: availability.asPid1 && !proxySocket,
   };
-  socketDirsSeen = new Set(options.sockets.dirs);
+  for (const dir of socketDirsSeen) if (!existsSync(dir)) socketDirsSeen.delete(dir);
+  for (const dir of options.sockets.dirs) socketDirsSeen.add(dir);
   return { file: availability.path, args: bwrapArgs(policy, unreadableEmptyFile(), options, command) };
 }
 
