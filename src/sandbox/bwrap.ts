@@ -27,21 +27,21 @@ export interface SocketMasks {
  * lists them in /proc/net/unix, is covered. Below /tmp the directory that holds it is covered instead
  * (tmux-UID, ssh-XXXX, .X11-unix): sockets come and go faster than directories, and a mount point that
  * vanished before bwrap reached it would fail the command. Directories holding a place the command needs
- * (`keep`) are never covered. Each other one of `covered` that exists is, whole, whether or not a socket
- * listens in it right now, and no socket within it is listed apart.
+ * (`keep`) are never covered. Each other one of `covered` that is a directory (not a symlink) is, whole,
+ * whether or not a socket listens in it right now, and no socket within it is listed apart.
  */
 export function socketsToHide(
   keep: readonly string[],
   covered: readonly string[] = [],
   table = "/proc/net/unix",
 ): SocketMasks {
-  const whole = covered
-    .map(resolvedOr)
-    .filter(
-      (dir) =>
-        !keep.some((k) => isWithin(k, dir) || isWithin(dir, k)) &&
-        lstatSync(dir, { throwIfNoEntry: false })?.isDirectory(),
-    );
+  // Taken as they are, never through a symlink: another user can replace a name below /tmp with one, and
+  // what it points at (/usr) would be hidden.
+  const whole = covered.filter(
+    (dir) =>
+      !keep.some((k) => isWithin(k, dir) || isWithin(dir, k)) &&
+      lstatSync(dir, { throwIfNoEntry: false })?.isDirectory(),
+  );
   const dirs = new Set(whole);
   const files = new Set<string>();
   let text: string;

@@ -21,7 +21,7 @@ import { holdPlaceholders, releaseIdlePlaceholders } from "./placeholder.js";
 import { buildPolicy, type SandboxPolicy } from "./policy.js";
 import type { Availability } from "./probe.js";
 import { FilteringProxy } from "./proxy.js";
-import { PROXY_SOCKET_INSIDE, proxySocketDir, proxySocketPath } from "./proxy-socket.js";
+import { ownProxySocketDir, PROXY_SOCKET_INSIDE, proxySocketPath } from "./proxy-socket.js";
 import { seatbeltProfile } from "./seatbelt.js";
 
 /** The loopback port the bridge listens on inside the sandbox's own network namespace (every port is free there). */
@@ -322,7 +322,9 @@ type BubblewrapAvailability = Extract<Availability, { ok: true }>;
  * it exists (and holds no place the command needs), whether or not its server runs right now. A server
  * that comes and goes (tmux's ends with its last session) would otherwise change every sandbox's
  * arguments, and a sandbox started ahead of its command is used only for the very ones it was started with
- * (process/prestart.ts). proxy-socket.ts's directory is always covered.
+ * (process/prestart.ts). proxy-socket.ts's directory is always covered when it is this user's own. A name
+ * that is a symlink now (another user's, in place of a directory) is forgotten: socketsToHide never covers
+ * through one.
  */
 const socketDirsSeen = new Set<string>();
 
@@ -337,14 +339,18 @@ function bubblewrap(
   const options = {
     cwd,
     disableUserns: availability.disableUserns,
-    sockets: socketsToHide([...policy.writable, policy.cacheDir], [proxySocketDir(), ...socketDirsSeen]),
+    sockets: socketsToHide(
+      [...policy.writable, policy.cacheDir],
+      [...socketDirsSeen, ...[ownProxySocketDir()].filter((dir) => dir !== undefined)],
+    ),
     proxySocket,
     // The command's own bash (or the stray check's sh) as the namespace's init instead of bwrap's
     // reaper: one process fewer per command. Not with the network bridge, which is Node and does not
     // reap orphans: bwrap's init is pid 1 then, the bridge its child and the shell the bridge's.
     asPid1: availability.asPid1 && !proxySocket,
   };
-  for (const dir of socketDirsSeen) if (!existsSync(dir)) socketDirsSeen.delete(dir);
+  for (const dir of socketDirsSeen)
+    if (!lstatSync(dir, { throwIfNoEntry: false })?.isDirectory()) socketDirsSeen.delete(dir);
   for (const dir of options.sockets.dirs) socketDirsSeen.add(dir);
   return { file: availability.path, args: bwrapArgs(policy, unreadableEmptyFile(), options, command) };
 }

@@ -14,8 +14,14 @@ export const BWRAP_ISOLATION = [
   "ALL",
 ] as const;
 
-/** How long the one-off probe of bubblewrap may take before it counts as not working. */
+/** How long each step of the one-off probe of bubblewrap may take before it counts as not finished. */
 const PROBE_TIMEOUT_MS = 5_000;
+/**
+ * After a probe that did not finish, how long its answer stands before the next command probes again: the
+ * checks of one command (whether it may run without asking, then its launch) share it, and a machine
+ * that stays that busy is not blocked by a probe per call.
+ */
+const UNDECIDED_FOR_MS = 2_000;
 
 export type Mechanism = "bubblewrap" | "seatbelt";
 
@@ -40,7 +46,7 @@ export type Availability =
       hint: string;
       /**
        * The probe did not finish in time (a busy machine): not known to be missing, so commands are
-       * refused rather than run without it, and the next command probes again.
+       * refused rather than run without it, and probed again UNDECIDED_FOR_MS later.
        */
       undecided?: boolean;
     };
@@ -50,14 +56,22 @@ const INSTALL_HINT =
   'or set "sandbox": {"enabled": false} to run commands with the permission rules alone and silence this warning.';
 
 let cached: Map<string, Availability> | undefined;
+/** Undecided answers by the same key as `cached`, with when they stop standing. */
+const undecided = new Map<string, { answer: Availability; until: number }>();
 
 /** Thrown by runsCleanly when a probe did not finish within PROBE_TIMEOUT_MS. */
 class ProbeTimedOut extends Error {}
 
+/** Runs one step of the probe; throws ProbeTimedOut when it did not finish within PROBE_TIMEOUT_MS. */
+function probeRun(path: string, args: readonly string[]) {
+  const run = spawnSync(path, [...args], { encoding: "utf8", timeout: PROBE_TIMEOUT_MS });
+  if ((run.error as NodeJS.ErrnoException | undefined)?.code === "ETIMEDOUT") throw new ProbeTimedOut();
+  return run;
+}
+
 /** Why running `path args` failed, or undefined when it exited 0. */
 function runsCleanly(path: string, args: readonly string[]): string | undefined {
-  const probe = spawnSync(path, [...args], { encoding: "utf8", timeout: PROBE_TIMEOUT_MS });
-  if ((probe.error as NodeJS.ErrnoException | undefined)?.code === "ETIMEDOUT") throw new ProbeTimedOut();
+  const probe = probeRun(path, args);
   if (probe.error) return probe.error.message;
   if (probe.status !== 0) return (probe.stderr || `exit status ${probe.status}`).trim();
   return undefined;
@@ -73,7 +87,7 @@ function probeBubblewrap(pathEnv: string): Availability {
       hint: INSTALL_HINT,
     };
   }
-  const version = spawnSync(path, ["--version"], { encoding: "utf8" }).stdout?.trim() ?? "";
+  const version = probeRun(path, ["--version"]).stdout?.trim() ?? "";
   const base = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", ...BWRAP_ISOLATION];
   const failure = runsCleanly(path, [...base, "--", "/bin/true"]);
   if (failure) {
@@ -119,6 +133,8 @@ export function sandboxAvailability(pathEnv = process.env.PATH ?? ""): Availabil
   const key = hostSearchPath(pathEnv);
   const hit = cached.get(key);
   if (hit) return hit;
+  const pending = undecided.get(key);
+  if (pending && Date.now() < pending.until) return pending.answer;
   let found: Availability;
   try {
     if (process.platform === "linux") found = probeBubblewrap(pathEnv);
@@ -132,13 +148,16 @@ export function sandboxAvailability(pathEnv = process.env.PATH ?? ""): Availabil
     }
   } catch (error) {
     if (!(error instanceof ProbeTimedOut)) throw error;
-    return {
+    const answer: Availability = {
       ok: false,
       undecided: true,
       reason: `the check that the OS sandbox works did not finish within ${PROBE_TIMEOUT_MS / 1000} s (is the machine busy?)`,
-      hint: 'Run the command again: the sandbox is checked again then. If this goes on, bubblewrap hangs here; set "sandbox": {"enabled": false} to run commands with the permission rules alone.',
+      hint: `Run the command again in a few seconds: the sandbox is checked again ${UNDECIDED_FOR_MS / 1000} s after. If this goes on, bubblewrap hangs here; set "sandbox": {"enabled": false} to run commands with the permission rules alone.`,
     };
+    undecided.set(key, { answer, until: Date.now() + UNDECIDED_FOR_MS });
+    return answer;
   }
+  undecided.delete(key);
   cached.set(key, found);
   return found;
 }

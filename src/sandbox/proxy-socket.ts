@@ -20,6 +20,12 @@ export function proxySocketDir(): string {
   return join(tmpdir(), `cc-tools-proxy-${process.getuid?.() ?? "user"}`);
 }
 
+/** The per-user directory when it is this user's own, for every sandbox to cover; else undefined. */
+export function ownProxySocketDir(): string | undefined {
+  const shared = proxySocketDir();
+  return privateDir(shared) ? shared : undefined;
+}
+
 /** True when `path` is a directory of this user's that no one else can enter (not a symlink). */
 function privateDir(path: string): boolean {
   try {

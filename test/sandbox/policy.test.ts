@@ -407,7 +407,7 @@ describe("sockets to hide", () => {
     return server;
   }
 
-  it("cover a directory given whole while it exists, listening or not, unless it holds or lies in a kept place", () => {
+  it("cover a directory given whole while it exists, listening or not, unless it holds or lies in a kept place or is a symlink", () => {
     const base = tempDir("cc-tools-sockets-covered-");
     const [quiet, kept, missing] = ["quiet", "kept", "missing"].map((name) => join(base, name)) as [
       string,
@@ -416,6 +416,9 @@ describe("sockets to hide", () => {
     ];
     mkdirSync(quiet);
     mkdirSync(join(kept, "ws"), { recursive: true });
+    // A name another user replaced with a symlink: what it points at is never covered through it.
+    const elsewhere = tempDir("cc-tools-sockets-elsewhere-");
+    symlinkSync(elsewhere, join(base, "link"));
     const table = join(base, "unix");
     // A socket listed in the covered directory: left to the directory's mask, not covered apart (nor its
     // directory below /tmp, which would hide the kept workspace).
@@ -423,7 +426,7 @@ describe("sockets to hide", () => {
       table,
       `Num       RefCount Protocol Flags    Type St Inode Path\n0000: 00000002 00000000 00010000 0001 01 100 ${join(quiet, "s.sock")}\n`,
     );
-    expect(socketsToHide([join(kept, "ws")], [quiet, kept, missing], table)).toEqual({
+    expect(socketsToHide([join(kept, "ws")], [quiet, kept, missing, join(base, "link")], table)).toEqual({
       dirs: [quiet],
       files: [],
     });

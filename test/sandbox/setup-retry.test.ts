@@ -113,15 +113,16 @@ describe("a sandbox that could not be set up", () => {
 });
 
 describe("a sandbox whose check does not finish in time", () => {
-  it("refuses the command, which does not run, and is checked again for the next one", async () => {
+  it("refuses the command, which does not run, and is checked again a little later", async () => {
     const ws = tempDir("cc-tools-sandbox-probe-ws-");
     const bin = tempDir("cc-tools-sandbox-probe-bin-");
     const hang = join(bin, "hang");
+    const calls = join(bin, "calls");
     const real = execFileSync("sh", ["-c", "command -v bwrap"], { encoding: "utf8" }).trim();
     // A stand-in bwrap that hangs, as one on a machine too busy to answer would, while `hang` exists.
     writeFileSync(
       join(bin, "bwrap"),
-      `#!/bin/sh\n[ "$1" != --version ] && [ -e '${hang}' ] && exec sleep 30\nexec '${real}' "$@"\n`,
+      `#!/bin/sh\necho "$1" >> '${calls}'\n[ "$1" != --version ] && [ -e '${hang}' ] && exec sleep 30\nexec '${real}' "$@"\n`,
     );
     chmodSync(join(bin, "bwrap"), 0o755);
     writeFileSync(hang, "");
@@ -129,14 +130,25 @@ describe("a sandbox whose check does not finish in time", () => {
       ws,
       sandboxSettings(ws, {}, [], { env: { PATH: `${bin}:${process.env.PATH}` } }),
     );
+    const probes = () =>
+      readFileSync(calls, "utf8")
+        .split("\n")
+        .filter((line) => line === "--version").length;
     const refused = await bash(ctx, "touch made");
     expect(refused.result.isError).toBe(true);
     expect(refused.text).toMatch(/not run: the check that the OS sandbox works did not finish within 5 s/);
     expect(existsSync(join(ws, "made"))).toBe(false);
+    expect(probes()).toBe(1);
+    // Right after, the answer stands: refused again, without another probe's wait.
     rmSync(hang);
+    expect((await bash(ctx, "touch made")).text).toMatch(/did not finish within 5 s/);
+    expect(existsSync(join(ws, "made"))).toBe(false);
+    expect(probes()).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 2_100));
     const { result, text } = await bash(ctx, "touch made && echo ran");
     expect(text).toBe("ran");
     expect(result.metadata).toMatchObject({ sandboxed: true });
     expect(existsSync(join(ws, "made"))).toBe(true);
+    expect(probes()).toBe(2);
   });
 });
