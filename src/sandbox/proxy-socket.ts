@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { lstatSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { processAlive } from "../core/pid.js";
 
 /**
  * Where a networked command's filtering proxy listens (see launch.ts's bridge), and where its sandbox
@@ -26,6 +27,17 @@ export function ownProxySocketDir(): string | undefined {
   return privateDir(shared) ? shared : undefined;
 }
 
+/**
+ * Removes the sockets in the shared directory of processes that are gone (killed while a networked
+ * command ran, so their release never came): each socket's name begins with its process's pid.
+ */
+function sweepOrphans(dir: string): void {
+  for (const name of readdirSync(dir)) {
+    const pid = Number(/^(\d+)-/.exec(name)?.[1]);
+    if (pid > 0 && !processAlive(pid)) rmSync(join(dir, name), { force: true });
+  }
+}
+
 /** True when `path` is a directory of this user's that no one else can enter (not a symlink). */
 function privateDir(path: string): boolean {
   try {
@@ -48,8 +60,9 @@ export function proxySocketPath(): { path: string; remove(): void } {
   } catch {
     // already there: checked below
   }
-  const name = `${randomUUID()}.sock`;
+  const name = `${process.pid}-${randomUUID()}.sock`;
   if (privateDir(shared)) {
+    sweepOrphans(shared);
     const path = join(shared, name);
     return { path, remove: () => rmSync(path, { force: true }) };
   }

@@ -1,4 +1,7 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { connect, createServer, type Server, type Socket } from "node:net";
+import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   FilteringProxy,
@@ -168,5 +171,26 @@ describe("the proxy, end to end over its Unix socket", () => {
     ]);
     expect(upstream.received.join("")).toContain("GET / HTTP/1.1");
     expect(proxy.blocked).toEqual([]);
+  });
+});
+
+describe("the proxies' socket directory", () => {
+  it("is this user's own, and sockets a killed process left there are removed by the next one made", () => {
+    const first = proxySocketPath();
+    const dir = dirname(first.path);
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    expect(statSync(dir).uid).toBe(process.getuid!());
+    // A process killed while its networked command ran: its release never came.
+    const gone = spawnSync(process.execPath, ["-e", "0"]).pid!;
+    const left = join(dir, `${gone}-left.sock`);
+    const live = join(dir, `${process.pid}-live.sock`);
+    writeFileSync(left, "");
+    writeFileSync(live, "");
+    const second = proxySocketPath();
+    expect(existsSync(left)).toBe(false);
+    expect(existsSync(live)).toBe(true);
+    rmSync(live);
+    first.remove();
+    second.remove();
   });
 });
