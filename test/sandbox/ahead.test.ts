@@ -65,6 +65,39 @@ async function listening(path: string): Promise<Server> {
   return server;
 }
 
+/**
+ * Blocks this process, its event loop included (so a waiting sandbox's first look at its mounts cannot
+ * come meanwhile), until a process below `pid` runs `name`: bubblewrap execs the command only once every
+ * mount is in place. False if that did not happen within 10 s.
+ */
+function blockUntilRunning(pid: number, name: string): boolean {
+  const nap = new Int32Array(new SharedArrayBuffer(4));
+  const end = Date.now() + 10_000;
+  const below = (parent: number): number[] => {
+    let children: string[] = [];
+    try {
+      children = readdirSync(`/proc/${parent}/task`).flatMap((tid) =>
+        readFileSync(`/proc/${parent}/task/${tid}/children`, "utf8").trim().split(" ").filter(Boolean),
+      );
+    } catch {
+      // gone meanwhile
+    }
+    return children.flatMap((child) => [Number(child), ...below(Number(child))]);
+  };
+  const comm = (p: number) => {
+    try {
+      return readFileSync(`/proc/${p}/comm`, "utf8").trim();
+    } catch {
+      return "";
+    }
+  };
+  while (Date.now() < end) {
+    if (below(pid).some((p) => comm(p) === name)) return true;
+    Atomics.wait(nap, 0, 0, 2);
+  }
+  return false;
+}
+
 /** Runs a first command, then waits until the sandbox for the next one is set up; returns it. */
 async function waitingSandbox(ctx: ToolContext): Promise<PrestartedShell> {
   const first = await bash(ctx, "true");
@@ -235,17 +268,23 @@ describe("a sandbox started ahead of its command", () => {
     "is never used when, while bubblewrap sets it up, the host does this: %s",
     async (_what, host, command) => {
       const { ctx, ws, gitConfig } = project();
-      expect((await bash(ctx, "true")).result.isError).toBe(false);
-      while (waitingShell(ctx.session) === undefined) await new Promise((resolve) => setImmediate(resolve));
-      const shell = waitingShell(ctx.session)!;
-      expect(shell.ready).toBe(false);
-      // The host is busy (the event loop blocked) while bubblewrap mounts, then changes the file: the change
-      // lands before this process first looks at the sandbox's mounts.
-      execFileSync("sh", ["-c", `sleep 0.1; ${host.replaceAll("WS", ws)}`]);
-      await eventually(() => !shell.waiting, 2_000);
-      expect(shell.ready).toBe(false);
+      // Caught before bubblewrap has set it up and this process has looked at its mounts (on a busy machine
+      // both can happen before the loop below sees it: then the next one is tried).
+      let shell: PrestartedShell | undefined;
+      for (let attempt = 0; attempt < 5 && !shell; attempt++) {
+        expect((await bash(ctx, "true")).result.isError).toBe(false);
+        while (waitingShell(ctx.session) === undefined) await new Promise((resolve) => setImmediate(resolve));
+        if (!waitingShell(ctx.session)!.ready) shell = waitingShell(ctx.session);
+      }
+      expect(shell, "a waiting sandbox not yet set up").toBeDefined();
+      // The host is busy (the event loop blocked) until bubblewrap has mounted everything and started its
+      // bash, then changes the file: the change lands before this process first looks at the mounts.
+      expect(blockUntilRunning(shell!.pid!, "bash")).toBe(true);
+      execFileSync("sh", ["-c", host.replaceAll("WS", ws)]);
+      await eventually(() => !shell!.waiting, 2_000);
+      expect(shell!.ready).toBe(false);
       const { result } = await bash(ctx, command);
-      expect(shell.ran).toBe(false);
+      expect(shell!.ran).toBe(false);
       expect(result.isError).toBe(true);
       await nextTurn();
       expect(readFileSync(join(ws, ".git", "config"), "utf8")).not.toContain("hooksPath");
