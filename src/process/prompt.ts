@@ -1,5 +1,12 @@
 /** How long a command must print nothing before its last line is examined as a possible prompt. */
 export const STALL_QUIET_MS = 3_000;
+/**
+ * How many polls in a row (src/process/supervise.ts polls every 500 ms) must find a quiet command with a
+ * prompt-like last line waiting for input before it is stopped. One look can catch processes between two
+ * states (a sleep ending: read as sleeping, then its wait channel gone, which reads as hidden); a command
+ * that waits for an answer still waits half a second later.
+ */
+export const STALL_CONFIRMATIONS = 2;
 
 /** Prompts that are unmistakable, whether or not the cursor was left on their line. */
 const CERTAIN_PROMPTS = [

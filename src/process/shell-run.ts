@@ -12,7 +12,7 @@ import { modelCommandEnv } from "./env.js";
 import { groupWaitsForInput } from "./input-wait.js";
 import { prestartFor as prestartShellFor, readyWaitingSandbox, takePrestarted } from "./prestart.js";
 import { reportProgressWhileRunning } from "./progress.js";
-import { leftInFullScreen, promptLine, STALL_QUIET_MS } from "./prompt.js";
+import { leftInFullScreen, promptLine, STALL_CONFIRMATIONS, STALL_QUIET_MS } from "./prompt.js";
 import type { ShellAdapter } from "./shells.js";
 import { hostProgram } from "./shells.js";
 import { type Outcome, supervise } from "./supervise.js";
@@ -154,6 +154,7 @@ export async function runForeground(
   const write = (chunk: Buffer) => capture.write(chunk);
   let prompt: string | undefined;
   let fullScreen = false;
+  let waitingPolls = 0;
   const stopProgress = options.onProgress
     ? reportProgressWhileRunning(capture, options.onProgress)
     : undefined;
@@ -164,14 +165,19 @@ export async function runForeground(
     timeoutMs: options.timeoutMs,
     signal: options.signal,
     isWaitingForInput: (pgid) => {
-      if (Date.now() - capture.lastOutputAt < STALL_QUIET_MS) return false;
+      if (Date.now() - capture.lastOutputAt < STALL_QUIET_MS) {
+        waitingPolls = 0;
+        return false;
+      }
       const { head, tail } = capture.snapshot();
       // No kernel check here: vim, for one, naps between polls of its empty stdin instead of blocking.
       fullScreen = leftInFullScreen(head + tail);
       if (fullScreen) return true;
       prompt = promptLine(tail);
       // A prompt-like line alone is not enough where the kernel can tell whether the command is reading.
-      return prompt !== undefined && (groupWaitsForInput(pgid, spawned.launcherNames) ?? true);
+      const waiting = prompt !== undefined && (groupWaitsForInput(pgid, spawned.launcherNames) ?? true);
+      waitingPolls = waiting ? waitingPolls + 1 : 0;
+      return waitingPolls >= STALL_CONFIRMATIONS;
     },
   }).done;
   stopProgress?.();
