@@ -59,7 +59,7 @@ let cached: Map<string, Availability> | undefined;
 /** Undecided answers by the same key as `cached`, with when they stop standing. */
 const undecided = new Map<string, { answer: Availability; until: number }>();
 
-/** Thrown by runsCleanly when a probe did not finish within PROBE_TIMEOUT_MS. */
+/** Thrown by probeRun when a step of the probe did not finish within PROBE_TIMEOUT_MS. */
 class ProbeTimedOut extends Error {}
 
 /** Runs one step of the probe; throws ProbeTimedOut when it did not finish within PROBE_TIMEOUT_MS. */

@@ -15,6 +15,7 @@ import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
 import type { ToolContext } from "../../src/core/context.js";
 import { PrestartedShell, usePrestartedShells, waitingShell } from "../../src/process/prestart.js";
+import { procStat } from "../../src/process/procfs.js";
 import { locateExecutable } from "../../src/process/shells.js";
 import { sandboxAhead } from "../../src/sandbox/launch.js";
 import { tempDir } from "../helpers/context.js";
@@ -84,15 +85,8 @@ function blockUntilRunning(pid: number, name: string): boolean {
     }
     return children.flatMap((child) => [Number(child), ...below(Number(child))]);
   };
-  const comm = (p: number) => {
-    try {
-      return readFileSync(`/proc/${p}/comm`, "utf8").trim();
-    } catch {
-      return "";
-    }
-  };
   while (Date.now() < end) {
-    if (below(pid).some((p) => comm(p) === name)) return true;
+    if (below(pid).some((p) => procStat(p)?.name === name)) return true;
     Atomics.wait(nap, 0, 0, 2);
   }
   return false;
