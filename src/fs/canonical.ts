@@ -19,7 +19,15 @@ export { expandTilde } from "../core/paths.js";
 const SEPARATORS = process.platform === "win32" ? /[\\/]+/ : /\/+/;
 
 export function canonicalPath(path: string, baseDir: string): string {
-  return walk(isAbsolute(path) ? path : `${baseDir}${sep}${path}`, { hops: 0 });
+  const absolute = isAbsolute(path) ? path : `${baseDir}${sep}${path}`;
+  // A path that exists whole resolves in one call, with the same answer the walk would give (realpath
+  // resolves component by component and applies `..` to the resolved parent too); the walk, one realpath
+  // per component, is for the paths with a part that does not exist.
+  try {
+    return realpathSync.native(absolute);
+  } catch {
+    return walk(absolute, { hops: 0 });
+  }
 }
 
 function walk(absolute: string, budget: { hops: number }): string {

@@ -495,7 +495,10 @@ export class PrestartedShell {
       if (!PLAIN_NAME.test(name)) return undefined;
       lines.push(value === undefined ? `unset ${name}` : `export ${name}=${shQuote(value)}`);
     }
-    if (target.LC_ALL === undefined) lines.push("unset LC_ALL");
+    // Not `unset`: bash would load the locale the rest of the environment names, a millisecond or more
+    // of file reads on the command's path; unexported, LC_ALL is left out of the exec'd program's
+    // environment and the shell itself stays in C until the exec.
+    if (target.LC_ALL === undefined) lines.push("export -n LC_ALL");
     // bash sets PWD and SHLVL itself, and `exec` takes one from SHLVL: give the command the values it
     // would have had. (Without SHLVL in env, the command's own bash starts at 1 either way.)
     const shlvl = target.SHLVL;

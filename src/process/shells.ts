@@ -1,6 +1,6 @@
-import { accessSync, constants } from "node:fs";
-import { delimiter, join } from "node:path";
-import { hostSearchPath, sandboxCouldWrite } from "../sandbox/host-programs.js";
+import { accessSync, constants, statSync } from "node:fs";
+import { delimiter, dirname, isAbsolute, join } from "node:path";
+import { sandboxCouldWrite } from "../sandbox/host-programs.js";
 import type { InitDuties } from "../sandbox/launch.js";
 
 /**
@@ -108,30 +108,60 @@ const located = new Map<string, string | undefined>();
 export function locateExecutable(name: string, path = process.env.PATH ?? ""): string | undefined {
   const key = `${name}\0${path}`;
   if (located.has(key)) return located.get(key);
-  let found: string | undefined;
-  for (const dir of path.split(delimiter)) {
-    if (!dir) continue;
-    const candidate = join(dir, name);
-    try {
-      accessSync(candidate, constants.X_OK);
-      found = candidate;
-      break;
-    } catch {
-      // not in this directory
-    }
-  }
+  const found = path
+    .split(delimiter)
+    .map((dir) => dir && join(dir, name))
+    .find((candidate) => candidate && isExecutable(candidate));
   located.set(key, found);
   return found;
 }
+
+/** What hostProgram found, per program and PATH. */
+const hostPrograms = new Map<string, string>();
 
 /**
  * Where `name` is found on `pathEnv` outside the places a sandboxed command can write (see
  * sandbox/host-programs.ts), for a program this process runs outside the sandbox; else undefined.
  */
 export function hostProgram(name: string, pathEnv: string = process.env.PATH ?? ""): string | undefined {
-  const found = locateExecutable(name, hostSearchPath(pathEnv));
-  // A link from outside into such a place (npm link) leads there all the same.
-  return found && !sandboxCouldWrite(found) ? found : undefined;
+  const key = `${name}\0${pathEnv}`;
+  // Only the user can put a program into a directory no sandbox may write, so the program found last is
+  // still the first on PATH while it is there and still out of every sandbox's reach (both checked again
+  // now). Like locateExecutable's cache, a program the user installs earlier on PATH meanwhile is not seen.
+  const last = hostPrograms.get(key);
+  if (
+    last !== undefined &&
+    isExecutable(last) &&
+    !sandboxCouldWrite(dirname(last)) &&
+    !sandboxCouldWrite(last)
+  )
+    return last;
+  hostPrograms.delete(key);
+  // locateExecutable on hostSearchPath(pathEnv), without resolving every directory of PATH through
+  // symlinks: only a directory that has the program is asked whether a sandboxed command could have
+  // written it (and skipped if so), as hostSearchPath would have dropped it.
+  for (const dir of pathEnv.split(delimiter)) {
+    if (!isAbsolute(dir)) continue;
+    const candidate = join(dir, name);
+    if (!isExecutable(candidate) || sandboxCouldWrite(dir)) continue;
+    // A link from outside into such a place (npm link) leads there all the same.
+    if (sandboxCouldWrite(candidate)) return undefined;
+    hostPrograms.set(key, candidate);
+    return candidate;
+  }
+  return undefined;
+}
+
+function isExecutable(path: string): boolean {
+  // Most directories of PATH do not have the program: a stat that does not throw for them is several
+  // times cheaper than an access() that does (Node builds an error with its stack for each).
+  try {
+    if (!statSync(path, { throwIfNoEntry: false })) return false;
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -36,6 +36,7 @@ export function noteSandboxWritable(paths: Iterable<string>): void {
 
 /** True when a sandboxed command could have written `path` (or a directory on the way to it). */
 export function sandboxCouldWrite(path: string): boolean {
+  if (writable.size === 0) return false;
   const real = resolved(path);
   for (const root of writable) if (isWithin(path, root) || isWithin(real, root)) return true;
   return false;

@@ -93,6 +93,24 @@ describe("a shell started ahead of its command", () => {
     expect(prestarted.text).toContain(`${quoted}  -`);
   });
 
+  it("gives a command without LC_ALL none, in the locale the rest of its environment names", async () => {
+    // The waiting shell waits with LC_ALL=C (so `read -N` counts bytes) and only unexports it for the exec.
+    const saved = process.env.LC_ALL;
+    delete process.env.LC_ALL;
+    try {
+      const ctx = unsandboxed({ LANG: "C.UTF-8" });
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: bash syntax, not a template
+      const probe = "env | grep -c '^LC_ALL=' ; x='é€'; echo \"${#x}\"; printf '%s' \"$x\" | od -An -tx1";
+      const spawned = await bash(ctx, probe);
+      expect(spawned.text.split("\n").slice(0, 2)).toEqual(["0", "2"]);
+      const pid = await waitingShell(ctx);
+      const prestarted = await bash(ctx, `echo $$; ${probe}`);
+      expect(prestarted.text).toBe(`${pid}\n${spawned.text}`);
+    } finally {
+      if (saved !== undefined) process.env.LC_ALL = saved;
+    }
+  });
+
   it("is not started where the environment would act in it (SHELLOPTS, exported functions)", async () => {
     const envs: Array<Record<string, string>> = [
       { SHELLOPTS: "xtrace" },

@@ -1,4 +1,12 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { homedir } from "node:os";
 import { delimiter, join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -31,6 +39,26 @@ describe("programs run outside the sandbox", () => {
     expect(hostSearchPath(path)).toBe(["/usr/bin", "/bin"].join(delimiter));
     writeFileSync(join(inside, "bash"), "#!/bin/sh\n", { mode: 0o755 });
     expect(hostProgram("bash", path)).not.toBe(join(inside, "bash"));
+  });
+
+  it("are asked again on each look-up: a place that became writable, or a program gone since, is not used", () => {
+    const root = tempDir("cc-tools-host-again-");
+    const [first, second, writable] = ["first", "second", "writable"].map((name) => join(root, name));
+    for (const dir of [first, second, writable]) {
+      mkdirSync(dir);
+      writeFileSync(join(dir, "prog"), "#!/bin/sh\n", { mode: 0o755 });
+    }
+    const path = [first, second].join(delimiter);
+    expect(hostProgram("prog", path)).toBe(join(first, "prog"));
+    // The first directory is now a link into a place a sandbox may write: its path alone does not say so.
+    noteSandboxWritable([writable]);
+    rmSync(first, { recursive: true });
+    symlinkSync(writable, first);
+    expect(hostProgram("prog", path)).toBe(join(second, "prog"));
+    rmSync(join(second, "prog"));
+    expect(hostProgram("prog", path)).toBeUndefined();
+    writeFileSync(join(second, "prog"), "#!/bin/sh\n", { mode: 0o644 });
+    expect(hostProgram("prog", path)).toBeUndefined();
   });
 
   it("leave out relative entries always, and never a place that holds the home directory", () => {
