@@ -20,14 +20,17 @@ const SEPARATORS = process.platform === "win32" ? /[\\/]+/ : /\/+/;
 
 export function canonicalPath(path: string, baseDir: string): string {
   const absolute = isAbsolute(path) ? path : `${baseDir}${sep}${path}`;
-  // A path that exists whole resolves in one call, with the same answer the walk would give (realpath
-  // resolves component by component and applies `..` to the resolved parent too); the walk, one realpath
-  // per component, is for the paths with a part that does not exist.
-  try {
-    return realpathSync.native(absolute);
-  } catch {
-    return walk(absolute, { hops: 0 });
+  // A path that exists whole resolves in one call, with the answer the walk (one realpath per component)
+  // gives. Not a path with `..`: POSIX realpath applies it to the resolved parent, as the walk does, but
+  // Windows removes it from the text first.
+  if (!absolute.split(SEPARATORS).includes("..")) {
+    try {
+      return realpathSync.native(absolute);
+    } catch {
+      // a part does not exist (or cannot be searched): the walk says where it would be
+    }
   }
+  return walk(absolute, { hops: 0 });
 }
 
 function walk(absolute: string, budget: { hops: number }): string {
