@@ -127,7 +127,7 @@ export function hostProgram(name: string, pathEnv: string = process.env.PATH ?? 
   const key = `${name}\0${pathEnv}`;
   // Only the user can put a program into a directory no sandbox may write, so the program found last is
   // still the first on PATH while it is there and still out of every sandbox's reach (both checked again
-  // now). Like locateExecutable's cache, a program the user installs earlier on PATH meanwhile is not seen.
+  // now). Like locateExecutable's cache, a program (or link) put earlier on PATH meanwhile is not seen.
   const last = hostPrograms.get(key);
   if (
     last !== undefined &&
