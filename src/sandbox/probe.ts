@@ -1,6 +1,5 @@
 import { spawnSync } from "node:child_process";
 import { hostProgram } from "../process/shells.js";
-import { hostSearchPath } from "./host-programs.js";
 
 /** The isolation flags every sandboxed command gets; the probe runs exactly these. */
 export const BWRAP_ISOLATION = [
@@ -129,8 +128,9 @@ function probeSeatbelt(): Availability {
  */
 export function sandboxAvailability(pathEnv = process.env.PATH ?? ""): Availability {
   cached ??= new Map();
-  // Keyed by where bubblewrap may come from: a place noted as writable since is not searched again.
-  const key = hostSearchPath(pathEnv);
+  // Keyed by the bubblewrap that would run (hostProgram: never one from a place a sandboxed command can
+  // write, and checked again on each look-up), so another one found later on is probed in its turn.
+  const key = process.platform === "linux" ? (hostProgram("bwrap", pathEnv) ?? "") : "";
   const hit = cached.get(key);
   if (hit) return hit;
   const pending = undecided.get(key);
