@@ -76,8 +76,8 @@ function runsCleanly(path: string, args: readonly string[]): string | undefined 
   return undefined;
 }
 
-function probeBubblewrap(pathEnv: string): Availability {
-  const path = hostProgram("bwrap", pathEnv);
+/** Probes the bubblewrap at `path` (hostProgram's answer), or says it is not installed. */
+function probeBubblewrap(path: string | undefined): Availability {
   if (!path) {
     return {
       ok: false,
@@ -130,14 +130,15 @@ export function sandboxAvailability(pathEnv = process.env.PATH ?? ""): Availabil
   cached ??= new Map();
   // Keyed by the bubblewrap that would run (hostProgram: never one from a place a sandboxed command can
   // write, and checked again on each look-up), so another one found later on is probed in its turn.
-  const key = process.platform === "linux" ? (hostProgram("bwrap", pathEnv) ?? "") : "";
+  const bwrap = process.platform === "linux" ? hostProgram("bwrap", pathEnv) : undefined;
+  const key = bwrap ?? "";
   const hit = cached.get(key);
   if (hit) return hit;
   const pending = undecided.get(key);
   if (pending && Date.now() < pending.until) return pending.answer;
   let found: Availability;
   try {
-    if (process.platform === "linux") found = probeBubblewrap(pathEnv);
+    if (process.platform === "linux") found = probeBubblewrap(bwrap);
     else if (process.platform === "darwin") found = probeSeatbelt();
     else {
       found = {
