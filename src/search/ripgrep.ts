@@ -4,11 +4,11 @@
  */
 import { spawn } from "node:child_process";
 import { accessSync, constants } from "node:fs";
-import { delimiter, join } from "node:path";
 import type { Session } from "../core/session.js";
 import { untrackGroup } from "../process/groups.js";
 import { runInWaitingShell } from "../process/prestart.js";
-import { hostSearchPath, sandboxCouldWrite } from "../sandbox/host-programs.js";
+import { hostProgram } from "../process/shells.js";
+import { sandboxCouldWrite } from "../sandbox/host-programs.js";
 
 /** Set to "off" to search without ripgrep even when a binary is available. */
 export const RIPGREP_ENV = "CC_TOOLS_RIPGREP";
@@ -36,15 +36,8 @@ async function bundledBinary(): Promise<string | undefined> {
   }
 }
 
-function onPath(): string | undefined {
-  const name = process.platform === "win32" ? "rg.exe" : "rg";
-  // rg runs outside the sandbox: never one a sandboxed command could have put on the PATH.
-  for (const dir of hostSearchPath().split(delimiter)) {
-    const found = dir && executable(join(dir, name));
-    if (found) return found;
-  }
-  return undefined;
-}
+/** rg on PATH; it runs outside the sandbox, so never one a sandboxed command could have put there. */
+const onPath = () => hostProgram(process.platform === "win32" ? "rg.exe" : "rg");
 
 /** `path` unless a sandboxed command could have written it (a cc-tools installed inside the workspace). */
 const outsideSandbox = (path: string | undefined) => (path && !sandboxCouldWrite(path) ? path : undefined);
