@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import {
   existsSync,
@@ -15,6 +15,7 @@ import { describe, expect, it } from "vitest";
 import type { ToolContext } from "../../src/core/context.js";
 import { ToolResult } from "../../src/core/result.js";
 import { runTool } from "../../src/executor/run.js";
+import { YOUNG_GENERATION_FLAG } from "../../src/process/memory.js";
 import { prestartSlot, usePrestartedShells } from "../../src/process/prestart.js";
 import { emptySettings } from "../../src/settings/types.js";
 import { tempDir, testContext } from "../helpers/context.js";
@@ -268,6 +269,35 @@ describe("a shell started ahead of its command", () => {
     // Once the process is quiet, one is started.
     await waitingShell(ctx);
     expect(started).toBe(1);
+  });
+
+  it("makes the host's young generation its own again after the fork, so the next call does not pay for it", () => {
+    // A host as the MCP server and the agent are: idle collection on (which keeps the young generation
+    // small) and shells started ahead. A fresh process, since this one's young generation grew long ago;
+    // it is kept small from the start, as the built server's is when it turns idle collection on (loading
+    // the sources through tsx would have grown it first).
+    const dir = tempDir();
+    const script = join(dir, "host.mjs");
+    const src = (path: string) => JSON.stringify(join(process.cwd(), "src", path));
+    writeFileSync(
+      script,
+      `import { setFlagsFromString } from "node:v8";
+setFlagsFromString(${JSON.stringify(YOUNG_GENERATION_FLAG)});
+const { createToolContext, runTool } = await import(${src("index.ts")});
+const { enableIdleCollection, youngGenerationRewrites } = await import(${src("process/memory.ts")});
+const { usePrestartedShells } = await import(${src("process/prestart.ts")});
+enableIdleCollection();
+usePrestartedShells();
+const ctx = createToolContext({ workingDir: ${JSON.stringify(dir)}, permissionMode: "bypassPermissions" });
+await runTool("Bash", { command: "true", dangerouslyDisableSandbox: true }, ctx);
+const before = youngGenerationRewrites();
+const started = Date.now();
+while (youngGenerationRewrites() === before && Date.now() - started < 5000) await new Promise((r) => setTimeout(r, 20));
+console.log(JSON.stringify([before, youngGenerationRewrites()]));
+await ctx.session.dispose();`,
+    );
+    const out = execFileSync(process.execPath, ["--import", "tsx", script], { encoding: "utf8" });
+    expect(JSON.parse(out)).toEqual([0, 1]);
   });
 
   it("runs long commands and background jobs", async () => {
