@@ -1,3 +1,4 @@
+import { subscribe } from "node:diagnostics_channel";
 import { getHeapSpaceStatistics, setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { log } from "../core/log.js";
@@ -13,8 +14,10 @@ import { log } from "../core/log.js";
  * finished and the process has been quiet for COLLECT_QUIET_MS, a full collection runs if the heap and
  * external memory grew by COLLECT_AFTER_GROWTH_BYTES since the last one. It runs after the answer was
  * sent and never while a call is running, so no call waits for it unless one arrives during the pause
- * itself (a few to a few tens of ms). Library users' processes are left alone: nothing happens until a
- * host calls enableIdleCollection().
+ * itself (a few to a few tens of ms). The same quiet moment after a spawn (a fork of this process) also
+ * rewrites the young generation, so that the next call does not pay for the fork's copy-on-write
+ * (rewriteYoungGeneration). Library users' processes are left alone: nothing happens until a host calls
+ * enableIdleCollection().
  */
 
 /** Growth of heap + external memory since the last collection that makes a finished call worth one. */
@@ -98,10 +101,19 @@ export function enableIdleCollection(): void {
 export function bufferDropped(): void {
   if (!enabled) return;
   dropped = true;
-  if (running > 0 || timer) return;
-  timer = setTimeout(collectIfGrown, COLLECT_QUIET_MS);
-  timer.unref();
+  whenQuiet();
 }
+
+/** True when this process forked (spawned asynchronously) since its young generation was last rewritten. */
+let forked = false;
+
+// Node publishes every asynchronous spawn (spawn, exec, execFile, fork) on this channel, before it forks:
+// the next quiet moment rewrites the young generation (see rewriteYoungGeneration).
+subscribe("child_process", () => {
+  if (!enabled) return;
+  forked = true;
+  whenQuiet();
+});
 
 /** How many calls of this process are running now. */
 export function callsRunning(): number {
@@ -117,17 +129,28 @@ export function callStarted(): void {
   }
 }
 
-/** Marks the end of a call; when the process is then quiet and grew enough, a collection follows. */
+/** Marks the end of a call; when the process is then quiet, what the call left behind is tidied (quietWork). */
 export function callEnded(): void {
   running = Math.max(0, running - 1);
-  if (!enabled || running > 0 || timer) return;
-  timer = setTimeout(collectIfGrown, COLLECT_QUIET_MS);
+  if (enabled) whenQuiet();
+}
+
+/** Runs quietWork once no call has run for COLLECT_QUIET_MS (at the end of the last call running now). */
+function whenQuiet(): void {
+  if (running > 0 || timer) return;
+  timer = setTimeout(quietWork, COLLECT_QUIET_MS);
   timer.unref();
 }
 
-function collectIfGrown(): void {
+/** What a quiet moment is for: a collection if the process grew, and a rewrite if it forked. */
+function quietWork(): void {
   timer = undefined;
   if (running > 0) return;
+  collectIfGrown();
+  if (forked) rewriteYoungGeneration();
+}
+
+function collectIfGrown(): void {
   const used = usedBytes();
   if (!dropped && used - baseline < COLLECT_AFTER_GROWTH_BYTES) {
     // V8 may have collected on its own meanwhile: growth counts from the lowest point seen.
@@ -169,19 +192,22 @@ export function youngGenerationRewrites(): number {
 }
 
 /**
- * Makes the young generation's pages this process's own again after it forked (a waiting shell was just
- * started, while the process is quiet). A fork marks every writable page of the process copy-on-write;
- * once the child has exec'd, each page belongs to this process alone again, but the first write to it
- * still traps into the kernel. V8 allocates every new object in the young generation, so the next call
- * would take those traps for its first MB or two of objects and in the scavenge that follows: on the VM of
- * docs/PERFORMANCE.md, 150 to 250 more minor faults and 3 to 5 ms more CPU per Grep, while rg wants both
- * cores. Allocating the young generation's size in short-lived arrays right after the fork takes those
- * faults then, with nobody waiting (0.5 to 3 ms); memory stays the same, since the young generation does
- * not grow (YOUNG_GENERATION_FLAG). Returns the bytes allocated: none unless a host enabled idle
+ * Makes the young generation's pages this process's own again after it forked; a long-running host does
+ * it at the first quiet moment after each asynchronous spawn (above). A fork marks every writable page of
+ * the process copy-on-write; once the child has exec'd, each page belongs to this process alone again, but
+ * the first write to it still traps into the kernel. V8 allocates every new object in the young
+ * generation, so the next call would take those traps for its first MB or two of objects and in the
+ * scavenge that follows. Every call of the MCP server and the agent is followed by such a fork (the
+ * session's next waiting shell, src/process/prestart.ts): on the VM of docs/PERFORMANCE.md the next call
+ * took 180 more minor faults and 1 to 5 ms more CPU (Grep content while rg wants both cores, or a Bash
+ * `echo`). Allocating the young generation's size in short-lived arrays while the process is quiet takes
+ * those faults then, with nobody waiting (0.5 to 3 ms). The memory stays the same: the young generation
+ * does not grow (YOUNG_GENERATION_FLAG). Returns the bytes allocated: none unless a host enabled idle
  * collection, or when the young generation is larger than MAX_REWRITE_BYTES.
  */
 export function rewriteYoungGeneration(): number {
   if (!enabled) return 0;
+  forked = false;
   const space = getHeapSpaceStatistics().find((entry) => entry.space_name === "new_space");
   const bytes = space?.space_size || YOUNG_GENERATION_FALLBACK_BYTES;
   if (bytes > MAX_REWRITE_BYTES) {

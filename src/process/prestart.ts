@@ -8,7 +8,7 @@ import { StandInMounter } from "../sandbox/mounter.js";
 import { modelCommandEnv } from "./env.js";
 import { newRunMarker, RUN_MARKER_VAR } from "./escapees.js";
 import { trackGroup, untrackGroup } from "./groups.js";
-import { callsRunning, rewriteYoungGeneration } from "./memory.js";
+import { callsRunning } from "./memory.js";
 import { hostProgram, shQuote } from "./shells.js";
 
 /**
@@ -691,8 +691,6 @@ export function prestartFor(ctx: ToolContext, sandbox?: () => SandboxAhead | und
         if (state.shell === started) prestartFor(ctx, sandbox);
       };
       state.shell = started;
-      // The fork that started it left this process's pages copy-on-write: the next call should not pay for that.
-      rewriteYoungGeneration();
     } catch (error) {
       log.debug("could not start a shell ahead of the next command", error);
     }

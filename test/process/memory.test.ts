@@ -105,6 +105,22 @@ describe("the young generation after a fork", () => {
     expect(rewrites).toBe(1);
   });
 
+  it("is rewritten at the first quiet moment after a spawn, never while a call runs", () => {
+    const [during, after] = inFreshProcess(`
+      memory.enableIdleCollection();
+      const { spawn } = await import("node:child_process");
+      const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+      memory.callStarted();
+      await new Promise((resolve) => spawn("true").on("exit", resolve));
+      await sleep(4 * memory.COLLECT_QUIET_MS);
+      const during = memory.youngGenerationRewrites();
+      memory.callEnded();
+      for (let waited = 0; memory.youngGenerationRewrites() === during && waited < 5000; waited += 10) await sleep(10);
+      console.log(JSON.stringify([during, memory.youngGenerationRewrites()]));`) as number[];
+    expect(during).toBe(0);
+    expect(after).toBe(1);
+  });
+
   it.runIf(process.platform === "linux")(
     "takes the copy-on-write faults of the fork itself, so the next allocation does not",
     () => {
