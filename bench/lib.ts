@@ -48,6 +48,15 @@ export interface BenchOptions {
 /** A benchmark module: bench/<area>.ts default-exports one of these. */
 export type Bench = (report: Report, options: BenchOptions) => Promise<void>;
 
+/**
+ * The pause before each call of the MCP series, untimed, for every contestant alike. A model's calls come
+ * seconds apart, and a server that keeps a shell waiting for the next command (src/process/prestart.ts)
+ * starts it in that pause; without one, the rotation of the rounds would put two of our calls back to back
+ * in every other round, and those would measure the batch case instead (which `bench/peers.ts` times in
+ * a row of its own). It also keeps the 2 cores' contention between servers out of each other's rows.
+ */
+export const CALL_PAUSE_MS = 50;
+
 const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
 
 /** Waits `ms` (untimed, between calls); nothing when 0. */
@@ -55,9 +64,20 @@ async function pause(ms: number): Promise<void> {
   if (ms > 0) await new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+/** What a contestant resolves to when it times only part of its work (after an untimed first step). */
+export interface OwnTiming {
+  ownMs: number;
+}
+
+function ownTiming(value: unknown): number | undefined {
+  const ms = (value as Partial<OwnTiming> | null | undefined)?.ownMs;
+  return typeof ms === "number" ? ms : undefined;
+}
+
 /**
  * Runs every contestant once per round, in turn, so drift in machine load hits all alike; returns each
- * one's median. A contestant that is undefined (a peer not installed) is skipped.
+ * one's median. A contestant that is undefined (a peer not installed) is skipped; one that resolves to an
+ * OwnTiming is timed by that.
  */
 export async function timeInterleaved<K extends string>(
   contestants: Partial<Record<K, (() => Promise<unknown> | unknown) | undefined>>,
@@ -77,8 +97,8 @@ export async function timeInterleaved<K extends string>(
     for (const [key, fn] of round) {
       await pause(pauseMs);
       const start = performance.now();
-      await fn();
-      if (i >= warmup) samples.get(key)!.push(performance.now() - start);
+      const value = await fn();
+      if (i >= warmup) samples.get(key)!.push(ownTiming(value) ?? performance.now() - start);
     }
   }
   const out = {} as Record<K, number>;

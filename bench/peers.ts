@@ -17,12 +17,9 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { findRipgrep } from "../src/search/ripgrep.js";
-import { type Bench, runCommand, timeInterleaved } from "./lib.js";
+import { type Bench, CALL_PAUSE_MS, type OwnTiming, runCommand, timeInterleaved } from "./lib.js";
 import { corpus, GLOB, mib, NEEDLE, writeFixtures } from "./support/corpus.js";
 import { CLI, FILESYSTEM, sampleRss, startServer, treeRssMb } from "./support/mcp-client.js";
-
-/** The pause before each call of the Bash series (see there). */
-const BASH_PAUSE_MS = 50;
 
 const PEER = "server-filesystem";
 
@@ -88,7 +85,7 @@ const bench: Bench = async (report, options) => {
     n = runs,
   ) => {
     const sampler = sampleRss(peer ? [ours.pid, peer.pid] : [ours.pid]);
-    const times = await timeInterleaved(contestants, n, 3);
+    const times = await timeInterleaved(contestants, n, 3, CALL_PAUSE_MS);
     const [peakRssMb, peerPeakRssMb] = sampler.stop();
     if (peakRssMb! > seriesPeak) options.info(`series peak so far: ${sampler.parts()[0]!.join(" + ")} MB`);
     seriesPeak = Math.max(seriesPeak, peakRssMb!);
@@ -129,15 +126,35 @@ const bench: Bench = async (report, options) => {
       })),
       targetRatio: 1.0,
     });
+    const content = { pattern: NEEDLE, output_mode: "content", "-n": true };
     report({
       name: `Grep content "${NEEDLE}"`,
       baseline: "rg -n",
       files: tree.files,
       ...(await series({
-        ours: () => ours.call("Grep", { pattern: NEEDLE, output_mode: "content", "-n": true }),
+        ours: () => ours.call("Grep", content),
         baseline: rgRaw(["-n", NEEDLE]),
       })),
       targetRatio: 1.0,
+    });
+    report({
+      name: `Grep content "${NEEDLE}", the second of two calls back to back`,
+      baseline: "rg -n",
+      files: tree.files,
+      ...(await series(
+        {
+          ours: async (): Promise<OwnTiming> => {
+            await ours.call("Grep", content);
+            const start = performance.now();
+            await ours.call("Grep", content);
+            return { ownMs: performance.now() - start };
+          },
+          baseline: rgRaw(["-n", NEEDLE]),
+        },
+        options.quick ? 3 : 7,
+      )),
+      targetRatio: 1.0,
+      note: "a batch: no shell waits for the second call yet, so the server forks to start rg, as the raw side does",
     });
     report({
       name: `Glob ${GLOB}`,
@@ -234,7 +251,7 @@ const bench: Bench = async (report, options) => {
         3,
         // Calls come seconds apart from a model: without a pause, each server would start its next shell
         // while the others' calls run, and the 2 cores' contention would blur the rows into each other.
-        BASH_PAUSE_MS,
+        CALL_PAUSE_MS,
       );
       const [sandboxedRss, unsandboxedRss, longLivedRss, bareRss] = bashRss.stop();
       if (longLivedRss! > seriesPeak)

@@ -4,7 +4,7 @@
  * it must not grow with the tree (linear total cost), and each row must stay at or under raw rg.
  */
 import { findRipgrep } from "../src/search/ripgrep.js";
-import { type Bench, runCommand, timeInterleaved } from "./lib.js";
+import { type Bench, CALL_PAUSE_MS, runCommand, timeInterleaved } from "./lib.js";
 import { GLOB, NEEDLE, QUICK_SCALE_SIZES, SCALE_SIZES, scaleTree } from "./support/corpus.js";
 import { CLI, sampleRss, startServer } from "./support/mcp-client.js";
 
@@ -44,6 +44,7 @@ const bench: Bench = async (report, options) => {
           { ours: () => client.call(c.tool, c.input), baseline: raw(c.baseline) },
           runs,
           2,
+          CALL_PAUSE_MS,
         );
         const [peakRssMb] = sampler.stop();
         const key = c.name.replace(` ${label}`, "");
