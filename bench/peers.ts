@@ -2,7 +2,7 @@
  * cc-tools beside its peers, over MCP stdio, in one interleaved run: each round calls our server, the peer
  * (@modelcontextprotocol/server-filesystem, where installed) and the raw tool in turn, so drift in machine
  * load hits all alike. Rows: cold start and idle RSS, Read vs read_text_file vs `cat`, Grep vs `rg -l` and
- * `rg -n`, Glob vs search_files vs `rg --files -g`, Edit of one line in 10 MiB vs edit_file vs `sed -i`,
+ * `rg -n` (also the second of two calls back to back), Glob vs search_files vs `rg --files -g`, Edit of one line in 10 MiB vs edit_file vs `sed -i`,
  * Bash vs `bash -c` (sandboxed and not, on fresh servers, and on the long-lived one). The peak RSS of each server's process tree is sampled during every series.
  */
 import {
