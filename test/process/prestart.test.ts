@@ -285,19 +285,29 @@ describe("a shell started ahead of its command", () => {
 setFlagsFromString(${JSON.stringify(YOUNG_GENERATION_FLAG)});
 const { createToolContext, runTool } = await import(${src("index.ts")});
 const { enableIdleCollection, youngGenerationRewrites } = await import(${src("process/memory.ts")});
-const { usePrestartedShells } = await import(${src("process/prestart.ts")});
+const { prestartSlot, usePrestartedShells } = await import(${src("process/prestart.ts")});
 enableIdleCollection();
 usePrestartedShells();
 const ctx = createToolContext({ workingDir: ${JSON.stringify(dir)}, permissionMode: "bypassPermissions" });
-await runTool("Bash", { command: "true", dangerouslyDisableSandbox: true }, ctx);
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const until = async (done) => { for (let waited = 0; !done() && waited < 5000; waited += 20) await sleep(20); };
+const bash = () => runTool("Bash", { command: "true", dangerouslyDisableSandbox: true }, ctx);
+// The first command is spawned; a shell then waits for the next, and the quiet work after both forks is done.
+await bash();
+await until(() => ctx.session.get(prestartSlot).shell?.waiting === true);
+await sleep(200);
+// The next command runs in the waiting shell, without a fork; the fork that starts the one after it is
+// followed by a rewrite.
+const waiting = ctx.session.get(prestartSlot).shell;
 const before = youngGenerationRewrites();
-const started = Date.now();
-while (youngGenerationRewrites() === before && Date.now() - started < 5000) await new Promise((r) => setTimeout(r, 20));
-console.log(JSON.stringify([before, youngGenerationRewrites()]));
+await bash();
+const usedWaitingShell = waiting?.ran === true;
+await until(() => youngGenerationRewrites() > before);
+console.log(JSON.stringify({ usedWaitingShell, rewritten: youngGenerationRewrites() > before }));
 await ctx.session.dispose();`,
     );
     const out = execFileSync(process.execPath, ["--import", "tsx", script], { encoding: "utf8" });
-    expect(JSON.parse(out)).toEqual([0, 1]);
+    expect(JSON.parse(out)).toEqual({ usedWaitingShell: true, rewritten: true });
   });
 
   it("runs long commands and background jobs", async () => {
