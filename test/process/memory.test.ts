@@ -153,13 +153,15 @@ describe("idle collection in the executor", () => {
   it("counts every runTool call, so any host that turned collection on gets it after a large call", async () => {
     enableIdleCollection();
     let duringCall = -1;
+    // The call's data stays reachable until the end: garbage could be collected by V8 on its own before
+    // the quiet moment, and there would be no growth left to collect.
+    const data: Buffer[] = [];
     const large = defineTool({
       name: "Large",
       description: "Allocates a lot and holds it until it answers.",
       permissionLevel: "readOnly",
       inputSchema: z.strictObject({}),
       async execute() {
-        const data: Buffer[] = [];
         for (let size = 0; size <= 2 * COLLECT_AFTER_GROWTH_BYTES; size += 1 << 20)
           data.push(Buffer.alloc(1 << 20, 1));
         const before = collectionsRun();
@@ -174,5 +176,6 @@ describe("idle collection in the executor", () => {
     expect(result.isError).toBe(false);
     expect(duringCall).toBe(0);
     expect(await eventually(() => collectionsRun() > before, 2_000)).toBe(true);
+    expect(data.length).toBeGreaterThan(16);
   });
 });
