@@ -5,6 +5,7 @@
 import { spawn } from "node:child_process";
 import { accessSync, constants } from "node:fs";
 import type { Session } from "../core/session.js";
+import { readInBatches } from "../process/batched-reads.js";
 import { untrackGroup } from "../process/groups.js";
 import { runInWaitingShell } from "../process/prestart.js";
 import { hostProgram } from "../process/shells.js";
@@ -92,6 +93,7 @@ export function runRipgrep(binary: string, args: readonly string[], options: RgO
     stdout.on("data", (chunk: Buffer) => {
       if (!stopped) options.onData(chunk, stop);
     });
+    readInBatches(stdout, child);
     stderrStream.on("data", (chunk: Buffer) => {
       if (stderr.length < MAX_STDERR_CHARS) stderr += chunk.toString("utf8");
     });
