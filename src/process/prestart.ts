@@ -30,6 +30,9 @@ import { hostProgram, shQuote } from "./shells.js";
  * variables the script can set. Anything else (an exported function, SHELLOPTS, a NUL in an argument,
  * arguments near E2BIG, stdin input) spawns as before, and the waiting bash is killed.
  *
+ * A session whose waiting shell waits inside a sandbox (a sandboxed command came last) keeps a second,
+ * plain one beside it for its searches (prestartForSearch): rg runs outside the sandbox.
+ *
  * The waiting bash costs about 2 MB. It ends with its session, when this process exits (its group is
  * tracked like a command's), and on its own when its stdin reaches EOF (this process was killed).
  */
@@ -565,6 +568,11 @@ const MAX_SANDBOX_DEATHS = 3;
 
 interface PrestartState {
   shell: PrestartedShell | undefined;
+  /**
+   * A plain bash for this process's own programs (rg), started while `shell` waits inside a sandbox, where
+   * they cannot run: a session's searches between its sandboxed commands then do not fork this process.
+   */
+  spare: PrestartedShell | undefined;
   /** The shell the last command took: one that ran it inside a sandbox clears `sandboxDeaths`. */
   taken: PrestartedShell | undefined;
   /** A waiting shell ended on its own: this session spawns its commands as before. */
@@ -575,15 +583,23 @@ interface PrestartState {
    * after MAX_SANDBOX_DEATHS in a row the session waits in plain bash.
    */
   sandboxDeaths: number;
-  scheduled: boolean;
+  /** The slots a shell is about to be started for. */
+  scheduled: Set<Slot>;
 }
 
 export const prestartSlot: SessionSlot<PrestartState> = {
   key: "prestartedShell",
-  create: () => ({ shell: undefined, taken: undefined, givenUp: false, sandboxDeaths: 0, scheduled: false }),
+  create: () => ({
+    shell: undefined,
+    spare: undefined,
+    taken: undefined,
+    givenUp: false,
+    sandboxDeaths: 0,
+    scheduled: new Set(),
+  }),
   dispose: (state) => {
-    state.shell?.discard();
-    state.shell = undefined;
+    for (const shell of [state.shell, state.spare]) shell?.discard();
+    state.shell = state.spare = undefined;
     state.givenUp = true;
   },
 };
@@ -638,10 +654,13 @@ export function runInWaitingShell(
 ): PrestartedRun | undefined {
   if (!enabled || !session || session.isDisposed) return undefined;
   const state = session.get(prestartSlot);
-  const run = state.shell?.claimIfFits(file, args, cwd, env);
-  if (!run) return undefined;
-  state.shell = undefined;
-  return run;
+  for (const slot of ["shell", "spare"] as const) {
+    const run = state[slot]?.claimIfFits(file, args, cwd, env);
+    if (!run) continue;
+    state[slot] = undefined;
+    return run;
+  }
+  return undefined;
 }
 
 /**
@@ -652,28 +671,48 @@ export function runInWaitingShell(
  */
 export function prestartFor(ctx: ToolContext, sandbox?: () => SandboxAhead | undefined): void {
   if (!enabled) return;
-  const { session } = ctx;
-  const state = session.get(prestartSlot);
+  const state = ctx.session.get(prestartSlot);
   if (state.taken?.ran && state.taken.sandboxed) state.sandboxDeaths = 0;
   state.taken = undefined;
-  if (state.shell?.died) {
-    noteDeath(state, state.shell);
-    state.shell = undefined;
+  startWhenQuiet(ctx, "shell", sandbox);
+}
+
+/**
+ * After a search: readies a plain bash for the next one's rg. That is the session's waiting shell, unless
+ * it waits inside a sandbox (a sandboxed command came last): then a spare, beside it.
+ */
+export function prestartForSearch(ctx: ToolContext): void {
+  if (!enabled) return;
+  const { shell } = ctx.session.get(prestartSlot);
+  if (shell?.waiting && shell.sandboxed) startWhenQuiet(ctx, "spare");
+  else prestartFor(ctx);
+}
+
+type Slot = "shell" | "spare";
+
+/** Fills `slot` with a waiting shell once the process is quiet, unless one waits there or is on its way. */
+function startWhenQuiet(ctx: ToolContext, slot: Slot, sandbox?: () => SandboxAhead | undefined): void {
+  const { session } = ctx;
+  const state = session.get(prestartSlot);
+  const current = state[slot];
+  if (current?.died) {
+    noteDeath(state, current);
+    state[slot] = undefined;
   }
-  if (state.givenUp || state.scheduled || state.shell?.waiting) return;
-  state.scheduled = true;
+  if (state.givenUp || state.scheduled.has(slot) || state[slot]?.waiting) return;
+  state.scheduled.add(slot);
   let checks = 0;
   const check = () => {
-    if (session.isDisposed || state.givenUp || state.shell?.waiting) {
-      state.scheduled = false;
+    if (session.isDisposed || state.givenUp || state[slot]?.waiting) {
+      state.scheduled.delete(slot);
       return;
     }
     if (quietMs > 0 && callsRunning() > 0) {
       if (++checks < PRESTART_MAX_CHECKS) setTimeout(check, quietMs).unref();
-      else state.scheduled = false;
+      else state.scheduled.delete(slot);
       return;
     }
-    state.scheduled = false;
+    state.scheduled.delete(slot);
     try {
       const env = modelCommandEnv(ctx.config.env, ctx.config.envPassthrough);
       // An environment with an exported function or SHELLOPTS would act in the waiting shell itself.
@@ -688,9 +727,9 @@ export function prestartFor(ctx: ToolContext, sandbox?: () => SandboxAhead | und
       const started = new PrestartedShell(shell, env, ahead);
       // One that dies while it waits is replaced now, not after the next command has paid for a spawn.
       started.onDeath = () => {
-        if (state.shell === started) prestartFor(ctx, sandbox);
+        if (state[slot] === started) startWhenQuiet(ctx, slot, sandbox);
       };
-      state.shell = started;
+      state[slot] = started;
     } catch (error) {
       log.debug("could not start a shell ahead of the next command", error);
     }

@@ -14,7 +14,14 @@ import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
 import type { ToolContext } from "../../src/core/context.js";
-import { PrestartedShell, usePrestartedShells, waitingShell } from "../../src/process/prestart.js";
+import { ToolResult } from "../../src/core/result.js";
+import { runTool } from "../../src/executor/run.js";
+import {
+  PrestartedShell,
+  prestartSlot,
+  usePrestartedShells,
+  waitingShell,
+} from "../../src/process/prestart.js";
 import { procStat } from "../../src/process/procfs.js";
 import { locateExecutable } from "../../src/process/shells.js";
 import { sandboxAhead } from "../../src/sandbox/launch.js";
@@ -118,6 +125,32 @@ describe("a sandbox started ahead of its command", () => {
     expect(text).toContain("Exit code 3");
     // The persistent cwd moved into sub, as with a spawn.
     expect((await bash(ctx, "pwd")).text).toContain(join(ws, "sub"));
+  });
+
+  it("keeps waiting while searches run rg in a plain spare beside it", async () => {
+    const { ctx, ws } = project();
+    writeFileSync(join(ws, "notes.txt"), "a needle here\n");
+    const sandbox = await waitingSandbox(ctx);
+    const grep = async () =>
+      ToolResult.text(await runTool("Grep", { pattern: "needle", output_mode: "content" }, ctx));
+    // rg runs outside the sandbox, so the first search forks; it readies a plain spare for the next.
+    expect(await grep()).toMatch(/^notes\.txt:1:a needle here\n/);
+    await nextTurn();
+    const state = ctx.session.get(prestartSlot);
+    expect(await eventually(() => state.spare?.waiting === true)).toBe(true);
+    const spare = state.spare!;
+    expect(spare.sandboxed).toBe(false);
+    expect(await grep()).toMatch(/^notes\.txt:1:a needle here\n/);
+    expect(spare.ran).toBe(true);
+    expect(sandbox.waiting).toBe(true);
+    // The next search gets another spare, and the sandbox still runs the next command.
+    await nextTurn();
+    expect(await eventually(() => state.spare?.waiting === true)).toBe(true);
+    expect(state.spare).not.toBe(spare);
+    const { text } = await bash(ctx, 'test "$(cat /proc/1/comm)" = bash && echo inside');
+    expect(text).toBe("inside");
+    expect(sandbox.ran).toBe(true);
+    expect(state.spare?.waiting).toBe(true);
   });
 
   it("is used in a workspace whose path /proc escapes in its mount table (a space, a backslash)", async () => {

@@ -7,7 +7,7 @@ import { ToolResult } from "../../core/result.js";
 import { defineTool } from "../../core/tool.js";
 import { ToolName } from "../../core/tool-names.js";
 import { hiddenFromSearch } from "../../permissions/read-restriction.js";
-import { prestartFor } from "../../process/prestart.js";
+import { prestartForSearch } from "../../process/prestart.js";
 import { hiddenNote, searchBackendHiding } from "../../search/backend.js";
 import { IgnoreRules } from "../../search/ignore-rules.js";
 import { searchRoot } from "../../search/root.js";
@@ -62,7 +62,7 @@ async function execute(input: Input, ctx: ToolCallContext): Promise<ToolResult> 
     MAX_GLOB_RESULTS,
   );
   // rg may have run in the session's waiting shell (also when it then failed): the next command gets another.
-  const { newest: shown, total } = await listing.finally(() => prestartFor(ctx));
+  const { newest: shown, total } = await listing.finally(() => prestartForSearch(ctx));
   if (total === 0)
     return ToolResult.success(`No files found${hiddenNote(backend)}`, { backend: backend.name });
   const rules = new IgnoreRules(root, { explicitRoot: false });

@@ -6,7 +6,7 @@ import { ToolResult } from "../../core/result.js";
 import { defineTool } from "../../core/tool.js";
 import { ToolName } from "../../core/tool-names.js";
 import { hiddenFromSearch } from "../../permissions/read-restriction.js";
-import { prestartFor } from "../../process/prestart.js";
+import { prestartForSearch } from "../../process/prestart.js";
 import { searchBackendHiding, unsearchedNote } from "../../search/backend.js";
 import { contentPage, formatCounts, formatFiles, type Page, pageNote } from "../../search/format.js";
 import { NewestFirst } from "../../search/mtime.js";
@@ -117,7 +117,7 @@ async function execute(input: Input, ctx: ToolCallContext): Promise<ToolResult> 
     result = await search(input, ctx, backend);
   } finally {
     // rg may have run in the session's waiting shell (also when it then failed): the next command gets another.
-    prestartFor(ctx);
+    prestartForSearch(ctx);
   }
   const note = unsearchedNote(backend);
   const [first, ...rest] = result.content;
