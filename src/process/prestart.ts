@@ -31,7 +31,8 @@ import { hostProgram, shQuote } from "./shells.js";
  * arguments near E2BIG, stdin input) spawns as before, and the waiting bash is killed.
  *
  * A session whose waiting shell waits inside a sandbox (a sandboxed command came last) keeps a second,
- * plain one beside it for its searches (prestartForSearch): rg runs outside the sandbox.
+ * plain one beside it for its searches (prestartForSearch): rg runs outside the sandbox. So does a session
+ * whose searches come back to back (a model's parallel calls), once one found no shell waiting.
  *
  * The waiting bash costs about 2 MB. It ends with its session, when this process exits (its group is
  * tracked like a command's), and on its own when its stdin reaches EOF (this process was killed).
@@ -569,10 +570,14 @@ const MAX_SANDBOX_DEATHS = 3;
 interface PrestartState {
   shell: PrestartedShell | undefined;
   /**
-   * A plain bash for this process's own programs (rg), started while `shell` waits inside a sandbox, where
-   * they cannot run: a session's searches between its sandboxed commands then do not fork this process.
+   * A second plain bash for this process's own programs (rg): started while `shell` waits inside a sandbox,
+   * where they cannot run, and beside a plain `shell` once searches came back to back (`searchesBatched`).
    */
   spare: PrestartedShell | undefined;
+  /** A shell has been used: a search that then finds none waiting came before its replacement could. */
+  used: boolean;
+  /** A search found no plain shell waiting, right after one was used: calls come in batches here. */
+  searchesBatched: boolean;
   /** The shell the last command took: one that ran it inside a sandbox clears `sandboxDeaths`. */
   taken: PrestartedShell | undefined;
   /** A waiting shell ended on its own: this session spawns its commands as before. */
@@ -592,6 +597,8 @@ export const prestartSlot: SessionSlot<PrestartState> = {
   create: () => ({
     shell: undefined,
     spare: undefined,
+    used: false,
+    searchesBatched: false,
     taken: undefined,
     givenUp: false,
     sandboxDeaths: 0,
@@ -617,6 +624,7 @@ export function takePrestarted(session: Session): PrestartedShell | undefined {
   state.shell = undefined;
   if (shell) noteDeath(state, shell);
   state.taken = shell?.waiting ? shell : undefined;
+  if (state.taken) state.used = true;
   return state.taken;
 }
 
@@ -654,12 +662,16 @@ export function runInWaitingShell(
 ): PrestartedRun | undefined {
   if (!enabled || !session || session.isDisposed) return undefined;
   const state = session.get(prestartSlot);
-  for (const slot of ["shell", "spare"] as const) {
+  const slots = ["shell", "spare"] as const;
+  for (const slot of slots) {
     const run = state[slot]?.claimIfFits(file, args, cwd, env);
     if (!run) continue;
     state[slot] = undefined;
+    state.used = true;
     return run;
   }
+  const plainWaits = slots.some((slot) => state[slot]?.waiting && !state[slot].sandboxed);
+  if (state.used && !plainWaits) state.searchesBatched = true;
   return undefined;
 }
 
@@ -679,13 +691,16 @@ export function prestartFor(ctx: ToolContext, sandbox?: () => SandboxAhead | und
 
 /**
  * After a search: readies a plain bash for the next one's rg. That is the session's waiting shell, unless
- * it waits inside a sandbox (a sandboxed command came last): then a spare, beside it.
+ * it waits inside a sandbox (a sandboxed command came last): then a spare, beside it. Once a search found
+ * no plain shell waiting (it came right after another), the session keeps a spare as well, so the second
+ * search of a batch does not fork this process either.
  */
 export function prestartForSearch(ctx: ToolContext): void {
   if (!enabled) return;
-  const { shell } = ctx.session.get(prestartSlot);
-  if (shell?.waiting && shell.sandboxed) startWhenQuiet(ctx, "spare");
-  else prestartFor(ctx);
+  const state = ctx.session.get(prestartSlot);
+  const sandboxWaits = state.shell?.waiting === true && state.shell.sandboxed;
+  if (!sandboxWaits) prestartFor(ctx);
+  if (sandboxWaits || state.searchesBatched) startWhenQuiet(ctx, "spare");
 }
 
 type Slot = "shell" | "spare";

@@ -425,6 +425,30 @@ console.log("ready");`,
     expect((await bash(ctx, "echo ok")).text).toBe("ok");
   });
 
+  it("keeps a spare for searches once two came together, so the next two do not fork", async () => {
+    const ctx = unsandboxed();
+    writeFileSync(join(ctx.workingDir, "a.ts"), "needle\n");
+    const state = ctx.session.get(prestartSlot);
+    const grep = async () =>
+      ToolResult.text(await runTool("Grep", { pattern: "needle", output_mode: "content" }, ctx));
+    // One search at a time: one shell waits, and no spare.
+    for (let i = 0; i < 2; i++) {
+      expect(await grep()).toBe("a.ts:1:needle");
+      await waitingShell(ctx);
+    }
+    await quiet();
+    expect(state.spare).toBeUndefined();
+    // Two at once: the second finds no shell waiting, and from then on a spare waits as well.
+    expect(await Promise.all([grep(), grep()])).toEqual(["a.ts:1:needle", "a.ts:1:needle"]);
+    expect(state.searchesBatched).toBe(true);
+    expect(
+      await eventually(() => state.shell?.waiting === true && state.spare?.waiting === true, 2_000),
+    ).toBe(true);
+    const pair = [state.shell!, state.spare!];
+    expect(await Promise.all([grep(), grep()])).toEqual(["a.ts:1:needle", "a.ts:1:needle"]);
+    expect(pair.map((shell) => shell.ran)).toEqual([true, true]);
+  });
+
   it("is not used by library callers that did not turn it on", async () => {
     // This file turned it on; the switch is per process. The default is checked in a fresh process.
     const script = `import { createToolContext, runTool } from ${JSON.stringify(join(process.cwd(), "src/index.ts"))};
