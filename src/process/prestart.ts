@@ -578,6 +578,8 @@ interface PrestartState {
   used: boolean;
   /** A search found no plain shell waiting, right after one was used: calls come in batches here. */
   searchesBatched: boolean;
+  /** Searches in a row that did not need the spare waiting beside a plain shell (see SPARE_UNUSED_SEARCHES). */
+  spareUnused: number;
   /** The shell the last command took: one that ran it inside a sandbox clears `sandboxDeaths`. */
   taken: PrestartedShell | undefined;
   /** A waiting shell ended on its own: this session spawns its commands as before. */
@@ -599,6 +601,7 @@ export const prestartSlot: SessionSlot<PrestartState> = {
     spare: undefined,
     used: false,
     searchesBatched: false,
+    spareUnused: 0,
     taken: undefined,
     givenUp: false,
     sandboxDeaths: 0,
@@ -668,6 +671,8 @@ export function runInWaitingShell(
     if (!run) continue;
     state[slot] = undefined;
     state.used = true;
+    if (slot === "spare") state.spareUnused = 0;
+    else if (state.spare?.waiting && ++state.spareUnused >= SPARE_UNUSED_SEARCHES) dropSpare(state);
     return run;
   }
   const plainWaits = slots.some((slot) => state[slot]?.waiting && !state[slot].sandboxed);
@@ -690,10 +695,23 @@ export function prestartFor(ctx: ToolContext, sandbox?: () => SandboxAhead | und
 }
 
 /**
+ * Searches in a row, each alone, after which a spare kept for batches is let go (with its 2 MB): the
+ * session's calls no longer come together. The next batch starts another.
+ */
+const SPARE_UNUSED_SEARCHES = 3;
+
+function dropSpare(state: PrestartState): void {
+  state.spare?.discard();
+  state.spare = undefined;
+  state.searchesBatched = false;
+  state.spareUnused = 0;
+}
+
+/**
  * After a search: readies a plain bash for the next one's rg. That is the session's waiting shell, unless
  * it waits inside a sandbox (a sandboxed command came last): then a spare, beside it. Once a search found
  * no plain shell waiting (it came right after another), the session keeps a spare as well, so the second
- * search of a batch does not fork this process either.
+ * search of a batch does not fork this process either, until SPARE_UNUSED_SEARCHES came one at a time.
  */
 export function prestartForSearch(ctx: ToolContext): void {
   if (!enabled) return;

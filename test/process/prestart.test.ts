@@ -447,6 +447,24 @@ console.log("ready");`,
     const pair = [state.shell!, state.spare!];
     expect(await Promise.all([grep(), grep()])).toEqual(["a.ts:1:needle", "a.ts:1:needle"]);
     expect(pair.map((shell) => shell.ran)).toEqual([true, true]);
+    // One at a time again: after three searches that did not need it, the spare is let go, and stays so.
+    let spare = state.spare;
+    for (let i = 0; i < 3; i++) {
+      expect(
+        await eventually(() => state.shell?.waiting === true && state.spare?.waiting === true, 2_000),
+      ).toBe(true);
+      spare = state.spare;
+      expect(await grep()).toBe("a.ts:1:needle");
+    }
+    expect(state.spare).toBeUndefined();
+    expect(state.searchesBatched).toBe(false);
+    const pid = spare?.pid;
+    expect(await eventually(() => pid !== undefined && (!existsSync(`/proc/${pid}`) || isZombie(pid)))).toBe(
+      true,
+    );
+    await waitingShell(ctx);
+    await quiet();
+    expect(state.spare).toBeUndefined();
   });
 
   it("is not used by library callers that did not turn it on", async () => {
