@@ -154,7 +154,7 @@ const bench: Bench = async (report, options) => {
         options.quick ? 3 : 7,
       )),
       targetRatio: 1.0,
-      note: "a batch: no shell waits for the second call yet, so the server forks to start rg, as the raw side does",
+      note: "a batch: once a session's searches came together, it keeps a spare shell for the second one",
     });
     report({
       name: `Glob ${GLOB}`,
