@@ -4,12 +4,13 @@
  * thread each on a 2-core VM, taken from the child while it still runs. Here the pipe is left unread for a
  * few milliseconds after each read, so the pieces written meanwhile arrive in one.
  *
- * A hold must never make the writer wait. Node's child pipes are socket pairs, which take 280 small writes
+ * A hold should not make the writer wait. Node's child pipes are socket pairs, which take 280 small writes
  * (170 of 300 bytes, 44 of 4 KiB) before the writer waits, since each write is charged its own buffer's
  * overhead. So the hold is sized like a congestion window: it starts at FIRST_HOLD_MS, doubles up to
  * MAX_HOLD_MS while what one hold gathers stays within a budget (HOLD_BUDGET_PIECES writes and
- * HOLD_BUDGET_BYTES, under half of what the pipe takes at any write size), and halves when it does not.
- * Under MIN_HOLD_MS the writer is too fast to gain from holding, and the pipe is read as it comes.
+ * HOLD_BUDGET_BYTES, under half of what the pipe takes at any write size), and halves when it does not; a
+ * writer that sped up during a hold may wait for the rest of that one. Under MIN_HOLD_MS the writer is too
+ * fast to gain from holding, and the pipe is read as it comes.
  */
 import type { ChildProcess } from "node:child_process";
 import type { Readable } from "node:stream";

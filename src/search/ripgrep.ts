@@ -93,6 +93,7 @@ export function runRipgrep(binary: string, args: readonly string[], options: RgO
     stdout.on("data", (chunk: Buffer) => {
       if (!stopped) options.onData(chunk, stop);
     });
+    // rg writes one piece per file (or path), each ending in a newline or a NUL, as batching needs.
     readInBatches(stdout, child);
     stderrStream.on("data", (chunk: Buffer) => {
       if (stderr.length < MAX_STDERR_CHARS) stderr += chunk.toString("utf8");
