@@ -576,7 +576,10 @@ interface PrestartState {
   spare: PrestartedShell | undefined;
   /** A shell has been used: a search that then finds none waiting came before its replacement could. */
   used: boolean;
-  /** A search found no plain shell waiting, right after one was used: calls come in batches here. */
+  /**
+   * A search found no plain shell waiting, right after one was used: rg runs come together here (parallel
+   * calls, calls back to back, or Glob's listing split over one rg per core).
+   */
   searchesBatched: boolean;
   /** Searches in a row that did not need the spare waiting beside a plain shell (see SPARE_UNUSED_SEARCHES). */
   spareUnused: number;
