@@ -8,12 +8,13 @@
  * (170 of 300 bytes, 44 of 4 KiB) before the writer waits, since each write is charged its own buffer's
  * overhead. So the hold is sized like a congestion window: it starts at FIRST_HOLD_MS, doubles up to
  * MAX_HOLD_MS while what one hold gathers stays within a budget (HOLD_BUDGET_PIECES writes and
- * HOLD_BUDGET_BYTES, under half of what the pipe takes at any write size), and halves when it does not; a
+ * HOLD_BUDGET_BYTES, at most 38 % of what the pipe takes at any write size), and halves when it does not; a
  * writer that sped up during a hold may wait for the rest of that one. Under MIN_HOLD_MS the writer is too
  * fast to gain from holding, and the pipe is read as it comes.
  */
 import type { ChildProcess } from "node:child_process";
 import type { Readable } from "node:stream";
+import { getSystemErrorName } from "node:util";
 
 /** The first hold, after the first read. */
 export const FIRST_HOLD_MS = 1;
@@ -25,10 +26,10 @@ export const MAX_HOLD_MS = 8;
 export const MIN_HOLD_MS = 1;
 
 /** Most writes one hold may gather, counted by their line and NUL endings (see `readInBatches`). */
-export const HOLD_BUDGET_PIECES = 128;
+export const HOLD_BUDGET_PIECES = 100;
 
 /** Most bytes one hold may gather; a read of this much also means a fast writer. */
-export const HOLD_BUDGET_BYTES = 16 * 1024;
+export const HOLD_BUDGET_BYTES = 12 * 1024;
 
 const NEWLINE = 0x0a;
 const NUL = 0x00;
@@ -83,7 +84,10 @@ export function readInBatches(stream: Readable, child: ChildProcess): BatchedRea
     timer = undefined;
     afterHold = true;
     // Node's own backpressure may have stopped the handle meanwhile; it then starts it again itself.
-    if (!stream.destroyed && handle.reading) handle.readStart!();
+    if (stream.destroyed || !handle.reading) return;
+    const error = handle.readStart!();
+    // As Node does when it cannot start reading: the stream ends with the error instead of waiting forever.
+    if (error !== 0) stream.destroy(new Error(`reading the child's output failed (${getSystemErrorName(error)})`));
   };
   const finish = () => {
     done = true;

@@ -675,11 +675,12 @@ export function runInWaitingShell(
     state[slot] = undefined;
     state.used = true;
     if (slot === "spare") state.spareUnused = 0;
-    else if (state.spare?.waiting && ++state.spareUnused >= SPARE_UNUSED_SEARCHES) dropSpare(state);
+    else if (state.spare?.waiting) state.spareUnused++;
     return run;
   }
   const plainWaits = slots.some((slot) => state[slot]?.waiting && !state[slot].sandboxed);
-  if (state.used && !plainWaits) state.searchesBatched = true;
+  // No shell waits at all: the one just used is not replaced yet (a waiting sandbox is no batch).
+  if (state.used && !plainWaits && !state.shell?.waiting) state.searchesBatched = true;
   return undefined;
 }
 
@@ -698,8 +699,9 @@ export function prestartFor(ctx: ToolContext, sandbox?: () => SandboxAhead | und
 }
 
 /**
- * Searches in a row, each alone, after which a spare kept for batches is let go (with its 2 MB): the
- * session's calls no longer come together. The next batch starts another.
+ * Searches in a row that the waiting shell alone served, after which a spare kept for batches is let go
+ * (with its 2 MB) once the process is quiet: the session's calls no longer come together. The next batch
+ * starts another.
  */
 const SPARE_UNUSED_SEARCHES = 3;
 
@@ -722,6 +724,12 @@ export function prestartForSearch(ctx: ToolContext): void {
   const sandboxWaits = state.shell?.waiting === true && state.shell.sandboxed;
   if (!sandboxWaits) prestartFor(ctx);
   if (sandboxWaits || state.searchesBatched) startWhenQuiet(ctx, "spare");
+  // Let go once quiet, so that the second search of a batch coming right after this one still finds it.
+  if (!sandboxWaits && state.spareUnused >= SPARE_UNUSED_SEARCHES) {
+    afterQuiet(ctx.session, () => {
+      if (state.spareUnused >= SPARE_UNUSED_SEARCHES) dropSpare(state);
+    });
+  }
 }
 
 type Slot = "shell" | "spare";
@@ -737,38 +745,50 @@ function startWhenQuiet(ctx: ToolContext, slot: Slot, sandbox?: () => SandboxAhe
   }
   if (state.givenUp || state.scheduled.has(slot) || state[slot]?.waiting) return;
   state.scheduled.add(slot);
+  afterQuiet(
+    session,
+    () => {
+      state.scheduled.delete(slot);
+      if (state.givenUp || state[slot]?.waiting) return;
+      try {
+        const env = modelCommandEnv(ctx.config.env, ctx.config.envPassthrough);
+        // An environment with an exported function or SHELLOPTS would act in the waiting shell itself.
+        if (!Object.keys(env).every(mayWait)) {
+          state.givenUp = true;
+          return;
+        }
+        // The waiting bash runs outside the sandbox: never one a command could have put on the PATH.
+        const shell = hostProgram("bash", env.PATH);
+        const ahead = shell && state.sandboxDeaths < MAX_SANDBOX_DEATHS ? sandbox?.() : undefined;
+        if (!shell) return;
+        const started = new PrestartedShell(shell, env, ahead);
+        // One that dies while it waits is replaced now, not after the next command has paid for a spawn.
+        started.onDeath = () => {
+          if (state[slot] === started) startWhenQuiet(ctx, slot, sandbox);
+        };
+        state[slot] = started;
+      } catch (error) {
+        log.debug("could not start a shell ahead of the next command", error);
+      }
+    },
+    () => state.scheduled.delete(slot),
+  );
+}
+
+/**
+ * Runs `task` once the process has had no running call for quietMs (checked again while calls run, up to
+ * PRESTART_MAX_CHECKS times); `dropped` runs instead when the wait ends without it.
+ */
+function afterQuiet(session: Session, task: () => void, dropped: () => void = () => {}): void {
   let checks = 0;
   const check = () => {
-    if (session.isDisposed || state.givenUp || state[slot]?.waiting) {
-      state.scheduled.delete(slot);
-      return;
-    }
+    if (session.isDisposed) return dropped();
     if (quietMs > 0 && callsRunning() > 0) {
       if (++checks < PRESTART_MAX_CHECKS) setTimeout(check, quietMs).unref();
-      else state.scheduled.delete(slot);
+      else dropped();
       return;
     }
-    state.scheduled.delete(slot);
-    try {
-      const env = modelCommandEnv(ctx.config.env, ctx.config.envPassthrough);
-      // An environment with an exported function or SHELLOPTS would act in the waiting shell itself.
-      if (!Object.keys(env).every(mayWait)) {
-        state.givenUp = true;
-        return;
-      }
-      // The waiting bash runs outside the sandbox: never one a command could have put on the PATH.
-      const shell = hostProgram("bash", env.PATH);
-      const ahead = shell && state.sandboxDeaths < MAX_SANDBOX_DEATHS ? sandbox?.() : undefined;
-      if (!shell) return;
-      const started = new PrestartedShell(shell, env, ahead);
-      // One that dies while it waits is replaced now, not after the next command has paid for a spawn.
-      started.onDeath = () => {
-        if (state[slot] === started) startWhenQuiet(ctx, slot, sandbox);
-      };
-      state[slot] = started;
-    } catch (error) {
-      log.debug("could not start a shell ahead of the next command", error);
-    }
+    task();
   };
   setTimeout(check, quietMs).unref();
 }

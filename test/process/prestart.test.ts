@@ -447,16 +447,28 @@ console.log("ready");`,
     const pair = [state.shell!, state.spare!];
     expect(await Promise.all([grep(), grep()])).toEqual(["a.ts:1:needle", "a.ts:1:needle"]);
     expect(pair.map((shell) => shell.ran)).toEqual([true, true]);
-    // One at a time again: after three searches that did not need it, the spare is let go, and stays so.
-    let spare = state.spare;
-    for (let i = 0; i < 3; i++) {
+    const bothWaiting = async () =>
       expect(
         await eventually(() => state.shell?.waiting === true && state.spare?.waiting === true, 2_000),
       ).toBe(true);
+    // Two alone, then two back to back: the second of those still finds the spare.
+    for (let i = 0; i < 2; i++) {
+      await bothWaiting();
+      expect(await grep()).toBe("a.ts:1:needle");
+    }
+    await bothWaiting();
+    const kept = state.spare!;
+    expect(await grep()).toBe("a.ts:1:needle");
+    expect(await grep()).toBe("a.ts:1:needle");
+    expect(kept.ran).toBe(true);
+    // Three alone: once quiet after the third, the spare is let go, and it stays so.
+    let spare = state.spare;
+    for (let i = 0; i < 3; i++) {
+      await bothWaiting();
       spare = state.spare;
       expect(await grep()).toBe("a.ts:1:needle");
     }
-    expect(state.spare).toBeUndefined();
+    expect(await eventually(() => state.spare === undefined, 2_000)).toBe(true);
     expect(state.searchesBatched).toBe(false);
     const pid = spare?.pid;
     expect(await eventually(() => pid !== undefined && (!existsSync(`/proc/${pid}`) || isZombie(pid)))).toBe(

@@ -130,7 +130,14 @@ describe("a sandbox started ahead of its command", () => {
   it("keeps waiting while searches run rg in a plain spare beside it", async () => {
     const { ctx, ws } = project();
     writeFileSync(join(ws, "notes.txt"), "a needle here\n");
-    const sandbox = await waitingSandbox(ctx);
+    // A command runs in the sandbox started ahead, and the next one waits: the session has used a shell.
+    const first = await waitingSandbox(ctx);
+    expect((await bash(ctx, "true")).result.isError).toBe(false);
+    expect(first.ran).toBe(true);
+    await nextTurn();
+    expect(await eventually(() => waitingShell(ctx.session)?.ready === true)).toBe(true);
+    const sandbox = waitingShell(ctx.session)!;
+    expect(sandbox.sandboxed).toBe(true);
     const grep = async () =>
       ToolResult.text(await runTool("Grep", { pattern: "needle", output_mode: "content" }, ctx));
     // rg runs outside the sandbox, so the first search forks; it readies a plain spare for the next.
@@ -140,6 +147,8 @@ describe("a sandbox started ahead of its command", () => {
     expect(await eventually(() => state.spare?.waiting === true)).toBe(true);
     const spare = state.spare!;
     expect(spare.sandboxed).toBe(false);
+    // A sandbox waiting is not a batch: the spare is for rg, not for calls that came together.
+    expect(state.searchesBatched).toBe(false);
     expect(await grep()).toMatch(/^notes\.txt:1:a needle here\n/);
     expect(spare.ran).toBe(true);
     expect(sandbox.waiting).toBe(true);
