@@ -86,8 +86,9 @@ export function readInBatches(stream: Readable, child: ChildProcess): BatchedRea
     // Node's own backpressure may have stopped the handle meanwhile; it then starts it again itself.
     if (stream.destroyed || !handle.reading) return;
     const error = handle.readStart!();
+    if (error === 0) return;
     // As Node does when it cannot start reading: the stream ends with the error instead of waiting forever.
-    if (error !== 0) stream.destroy(new Error(`reading the child's output failed (${getSystemErrorName(error)})`));
+    stream.destroy(new Error(`reading the child's output failed (${getSystemErrorName(error)})`));
   };
   const finish = () => {
     done = true;
