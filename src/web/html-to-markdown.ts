@@ -242,7 +242,12 @@ function markdownService(): TurndownService {
       const text = content.trim();
       if (text === "") return "";
       if (href.startsWith("#") || /^javascript:/i.test(href)) return text;
-      return `[${text}](${href.replace(/[()]/g, (c) => encodeURIComponent(c))})`;
+      const destination = href.replace(/[()]/g, (c) => encodeURIComponent(c));
+      // A link around blocks (a card: a heading and a paragraph; a table) cannot be one Markdown link, whose
+      // text is inline: the blocks stay as they are, and the link follows them on a line of its own.
+      if (text.includes("\n") || text.startsWith("|"))
+        return `\n\n${text}\n\n[${destination}](${destination})\n\n`;
+      return `[${text}](${destination})`;
     },
   });
   service.addRule("image", {

@@ -47,6 +47,25 @@ describe("HTML to Markdown", () => {
     ).toContain("logo ![chart](https://docs.example.com/i.png)");
   });
 
+  it("keeps the blocks of a link around blocks (a card, a table) and puts the link after them", () => {
+    expect(md('<main><a href="/p"><h3>Title</h3><p>Some text.</p></a><p>After.</p></main>')).toContain(
+      "### Title\n\nSome text.\n\n[https://docs.example.com/p](https://docs.example.com/p)\n\nAfter.",
+    );
+    // Found by the property below: a table's separator row must stay a whole line.
+    for (const inner of [
+      "<a href='x'><h1><table><tr>!",
+      "<a href='x'><table><tr><td>a</td></tr></table></a>",
+    ]) {
+      const out = md(inner);
+      expect(out).toContain("[https://docs.example.com/guide/x](https://docs.example.com/guide/x)");
+      for (const line of out.split("\n"))
+        if (line.includes("| --- |")) expect(line).toMatch(/^\|( --- \|)+$/);
+    }
+    expect(md('<p>See <a href="/q">the docs</a>.</p>')).toContain(
+      "See [the docs](https://docs.example.com/q).",
+    );
+  });
+
   it("leaves out a search form but keeps a page wrapped whole in one (ASP.NET WebForms)", () => {
     expect(
       md('<form action="/search"><label>Search the docs</label><input name="q"></form><p>Body text.</p>'),
