@@ -12,7 +12,8 @@ import { log } from "../core/log.js";
  *
  * So a long-running host (the MCP server, the agent CLI) turns this on; then, once every call has
  * finished and the process has been quiet for COLLECT_QUIET_MS, a full collection runs if the heap and
- * external memory grew by COLLECT_AFTER_GROWTH_BYTES since the last one. It runs after the answer was
+ * external memory grew by COLLECT_AFTER_GROWTH_BYTES since the last one, or the process's resident
+ * memory by COLLECT_AFTER_RSS_GROWTH_BYTES. It runs after the answer was
  * sent and never while a call is running, so no call waits for it unless one arrives during the pause
  * itself (a few to a few tens of ms). The same quiet moment after a spawn (a fork of this process) also
  * rewrites the young generation, so that the next call does not pay for the fork's copy-on-write
@@ -22,6 +23,12 @@ import { log } from "../core/log.js";
 
 /** Growth of heap + external memory since the last collection that makes a finished call worth one. */
 export const COLLECT_AFTER_GROWTH_BYTES = 16 * 1024 * 1024;
+/**
+ * Growth of the process's resident memory since the last collection that makes a finished call worth one,
+ * though the heap itself did not grow by COLLECT_AFTER_GROWTH_BYTES: V8 collected on its own meanwhile
+ * and kept the emptied pages, which only the quiet collection gives back (QUIET_COLLECTION).
+ */
+export const COLLECT_AFTER_RSS_GROWTH_BYTES = 8 * 1024 * 1024;
 /**
  * Quiet time, after the last call finished, before collecting: the answer has been written by then, and
  * a burst of calls shares one collection instead of paying one each.
@@ -60,6 +67,8 @@ let collect: Collect | null | undefined;
 let running = 0;
 let timer: NodeJS.Timeout | undefined;
 let baseline = 0;
+/** Resident memory right after the last collection (or the lowest seen since). */
+let rssBaseline = 0;
 /** Set when something dropped a large buffer of its own: the next quiet moment collects whatever the growth. */
 let dropped = false;
 let collections = 0;
@@ -116,6 +125,7 @@ export function enableIdleCollection(): void {
     log.debug("could not keep the young generation small", error);
   }
   baseline = usedBytes();
+  rssBaseline = process.memoryUsage.rss();
 }
 
 /**
@@ -176,9 +186,15 @@ function quietWork(): void {
 
 function collectIfGrown(): void {
   const used = usedBytes();
-  if (!dropped && used - baseline < COLLECT_AFTER_GROWTH_BYTES) {
+  const rss = process.memoryUsage.rss();
+  if (
+    !dropped &&
+    used - baseline < COLLECT_AFTER_GROWTH_BYTES &&
+    rss - rssBaseline < COLLECT_AFTER_RSS_GROWTH_BYTES
+  ) {
     // V8 may have collected on its own meanwhile: growth counts from the lowest point seen.
     baseline = Math.min(baseline, used);
+    rssBaseline = Math.min(rssBaseline, rss);
     return;
   }
   dropped = false;
@@ -197,6 +213,7 @@ export function collectNow(): boolean {
   else collect();
   collections++;
   baseline = usedBytes();
+  rssBaseline = process.memoryUsage.rss();
   log.debug(`collected garbage after a large call in ${(performance.now() - started).toFixed(1)} ms`);
   return true;
 }

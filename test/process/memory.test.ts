@@ -6,6 +6,7 @@ import { defineTool } from "../../src/core/tool.js";
 import { runTool } from "../../src/executor/run.js";
 import {
   COLLECT_AFTER_GROWTH_BYTES,
+  COLLECT_AFTER_RSS_GROWTH_BYTES,
   COLLECT_QUIET_MS,
   callEnded,
   callStarted,
@@ -66,6 +67,28 @@ describe("collecting garbage after large calls", () => {
     callEnded();
     await new Promise((resolve) => setTimeout(resolve, 4 * COLLECT_QUIET_MS));
     expect(collectionsRun()).toBe(before + 1);
+  });
+
+  it("collects when the process grew though its heap did not grow by the threshold", () => {
+    // A call's 10 MB buffer, filled (resident) and kept: heap plus external memory grows by less than
+    // COLLECT_AFTER_GROWTH_BYTES, the process's RSS by more than COLLECT_AFTER_RSS_GROWTH_BYTES.
+    const [afterGrowth, afterQuiet] = inFreshProcess(`
+      memory.enableIdleCollection();
+      const quiet = () => new Promise((resolve) => setTimeout(resolve, 8 * memory.COLLECT_QUIET_MS));
+      memory.callStarted();
+      const held = Buffer.alloc(10 * 1024 * 1024, 1);
+      memory.callEnded();
+      await quiet();
+      const afterGrowth = memory.collectionsRun();
+      memory.callStarted();
+      memory.callEnded();
+      await quiet();
+      console.log(JSON.stringify([afterGrowth, memory.collectionsRun(), held.length]));`) as number[];
+    expect(10 * 1024 * 1024).toBeLessThan(COLLECT_AFTER_GROWTH_BYTES);
+    expect(10 * 1024 * 1024).toBeGreaterThan(COLLECT_AFTER_RSS_GROWTH_BYTES);
+    expect(afterGrowth).toBe(1);
+    // Nothing grew since: the next quiet moment does not collect again.
+    expect(afterQuiet).toBe(1);
   });
 
   it("is a full collection on every Node line", () => {
