@@ -13,9 +13,8 @@ import { log } from "../core/log.js";
  * So a long-running host (the MCP server, the agent CLI) turns this on; then, once every call has
  * finished and the process has been quiet for COLLECT_QUIET_MS, a full collection runs if the heap and
  * external memory grew by COLLECT_AFTER_GROWTH_BYTES since the last one, or the process's resident
- * memory by COLLECT_AFTER_RSS_GROWTH_BYTES. It runs after the answer was
- * sent and never while a call is running, so no call waits for it unless one arrives during the pause
- * itself (a few to a few tens of ms). The same quiet moment after a spawn (a fork of this process) also
+ * memory by COLLECT_AFTER_RSS_GROWTH_BYTES. It runs after the answer was sent and never while a call is
+ * running, so no call waits for it unless one arrives during the pause itself (a few to a few tens of ms). The same quiet moment after a spawn (a fork of this process) also
  * rewrites the young generation, so that the next call does not pay for the fork's copy-on-write
  * (rewriteYoungGeneration). Library users' processes are left alone: nothing happens until a host calls
  * enableIdleCollection().
@@ -49,7 +48,7 @@ interface CollectOptions {
  * mark-compact until nothing more dies, compacts every fragmented page, and returns the emptied pages to
  * the system at once instead of keeping them pooled for later. A regular collection frees as much but
  * keeps those pages: on Node 22 and 24 the server stayed 10 to 12 MB larger after a regular collection
- * than after this one (docs/PERFORMANCE.md, "Peak RSS"). It takes longer (40 to 55 ms against 16 to
+ * than after this one (docs/PERFORMANCE.md, "Peak RSS"). It takes longer (40 to 60 ms against 16 to
  * 30 ms for the server's heap), which the quiet moment hides. Node 20 runs a regular full collection
  * instead (GC_READS_OPTIONS).
  */

@@ -678,9 +678,8 @@ export function runInWaitingShell(
     else if (state.spare?.waiting) state.spareUnused++;
     return run;
   }
-  const plainWaits = slots.some((slot) => state[slot]?.waiting && !state[slot].sandboxed);
   // No shell waits at all: the one just used is not replaced yet (a waiting sandbox is no batch).
-  if (state.used && !plainWaits && !state.shell?.waiting) state.searchesBatched = true;
+  if (state.used && !slots.some((slot) => state[slot]?.waiting)) state.searchesBatched = true;
   return undefined;
 }
 
