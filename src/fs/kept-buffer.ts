@@ -1,5 +1,4 @@
-import { subscribe } from "node:diagnostics_channel";
-import { bufferDropped } from "../process/memory.js";
+import { beforeFork } from "../process/forks.js";
 import { settlePendingHashes } from "./read-state.js";
 
 /**
@@ -14,8 +13,8 @@ import { settlePendingHashes } from "./read-state.js";
  * A spawn ends that: Node forks this process to spawn, and a fork write-protects every page it shares, so
  * each page of the kept buffer faults again on its next write, as a fresh page would (12.5 MB rewritten:
  * under 1 ms before a spawn, 57 ms after one, 47 ms for a fresh buffer). The kept buffer is therefore let
- * go when this process spawns asynchronously (a Bash command, rg: everything but the few spawnSync calls,
- * which Node does not announce), which also spares every later fork its pages.
+ * go when this process spawns (see src/process/forks.ts), its pages given back before the fork, which spares the fork and the
+ * command's run the buffer's 12.5 MB of resident memory.
  *
  * Only buffers allocated here, each whole (never a slice of Node's shared pool), are kept, and only once
  * nothing uses them any more: whoever took one gives it back when the bytes are no longer referenced (a
@@ -26,7 +25,7 @@ import { settlePendingHashes } from "./read-state.js";
 export const KEPT_BUFFER_MIN_BYTES = 1024 * 1024;
 /** Largest buffer kept between calls. */
 export const KEPT_BUFFER_MAX_BYTES = 32 * 1024 * 1024;
-/** A kept buffer unused for this long is dropped (left to the garbage collector). */
+/** A kept buffer unused for this long is dropped, and its pages given back to the system. */
 export const KEPT_BUFFER_IDLE_MS = 2_000;
 /**
  * Room a fresh buffer has beyond the size asked for, as a fraction of it (1/16: 0.8 MB for 12.5 MB), so
@@ -37,7 +36,7 @@ const KEPT_BUFFER_GROWTH_SHIFT = 4;
 
 let kept: Buffer | undefined;
 let timer: NodeJS.Timeout | undefined;
-/** Buffers handed out by takeBuffer(), so giveBuffer() keeps nothing else. */
+/** Buffers handed out by takeBuffer() and not yet given back, so giveBuffer() keeps nothing else. */
 const ours = new WeakSet<ArrayBufferLike>();
 
 /**
@@ -51,7 +50,11 @@ export function takeBuffer(size: number): Buffer {
   settlePendingHashes();
   const reuse = kept;
   drop();
-  if (reuse && reuse.length >= size) return reuse;
+  if (reuse && reuse.length >= size) {
+    ours.add(reuse.buffer);
+    return reuse;
+  }
+  release(reuse?.buffer);
   // The room stops at the largest buffer kept, so a file just under that size still gets one kept.
   const room = Math.min(size + (size >> KEPT_BUFFER_GROWTH_SHIFT), KEPT_BUFFER_MAX_BYTES);
   const fresh = mappedBuffer(Math.max(size, room));
@@ -59,26 +62,21 @@ export function takeBuffer(size: number): Buffer {
   return fresh;
 }
 
-/** WebAssembly's page: the unit a WebAssembly.Memory is sized in. */
-const WASM_PAGE_BYTES = 64 * 1024;
-
 /**
- * A buffer of `bytes` in memory of its own, mapped from the system and unmapped when the buffer is
- * collected, so a large buffer let go gives its pages back at once. A Buffer from malloc does not: glibc
- * raises its mmap threshold to the size of the first large block freed, serves later ones of that size
- * from its heap, and returns heap memory only from the top, so the pages of a dropped 12.5 MB buffer could
- * stay resident. A WebAssembly.Memory is such a mapping (zero-filled, pages resident once written);
- * where one cannot be made (no WebAssembly, a limit on address space), malloc it is.
+ * A buffer of `bytes` in memory of its own, mapped from the system, whose pages release() gives back at
+ * once. A Buffer from malloc would not do: glibc raises its mmap threshold to the size of the first large
+ * block freed, serves later ones of that size from its heap, and returns heap memory only from the top,
+ * so the pages of a dropped 12.5 MB buffer could stay resident. A resizable ArrayBuffer is such a mapping
+ * (V8 reserves its largest size and commits what it is resized to; pages are resident once written), and
+ * shrinking it to nothing gives its pages back to the system on the spot (V8 discards them), with no
+ * garbage collection to wait for. Where one cannot be made (a limit on address space), malloc it is.
  */
 function mappedBuffer(bytes: number): Buffer {
   if (mappable) {
     try {
-      const pages = Math.ceil(bytes / WASM_PAGE_BYTES);
-      const memory = new wasm!.Memory({ initial: pages, maximum: pages });
-      return Buffer.from(memory.buffer, 0, bytes);
+      return Buffer.from(new ResizableArrayBuffer(bytes, { maxByteLength: bytes }), 0, bytes);
     } catch {
-      // Each Memory reserves address space for guard regions (about 10 GiB on x64); under a limit on
-      // address space V8 collects garbage before it gives up, so one failure means no more tries.
+      // Out of address space: one failure means no more tries.
       mappable = false;
     }
   }
@@ -87,12 +85,21 @@ function mappedBuffer(bytes: number): Buffer {
 
 let mappable = true;
 
-/** The part of WebAssembly used here (the project's TypeScript libs do not declare it). */
-const wasm = (
-  globalThis as {
-    WebAssembly?: { Memory: new (size: { initial: number; maximum: number }) => { buffer: ArrayBuffer } };
-  }
-).WebAssembly;
+/** The resizable ArrayBuffer's part (the project's TypeScript libs, ES2022, do not declare it). */
+type Resizable = ArrayBuffer & { readonly resizable?: boolean; resize?(bytes: number): void };
+const ResizableArrayBuffer = ArrayBuffer as unknown as new (
+  bytes: number,
+  options: { maxByteLength: number },
+) => Resizable;
+
+/**
+ * Gives the pages of a buffer from takeBuffer() back to the system now. Only for a buffer nothing refers
+ * to any more (given back, and not handed out again): views of it read as empty afterwards.
+ */
+function release(whole: ArrayBufferLike | undefined): void {
+  const resizable = whole as Resizable | undefined;
+  if (resizable?.resizable) resizable.resize!(0);
+}
 
 /**
  * Gives back a buffer from takeBuffer() (or a view of one) once nothing refers to its bytes any more.
@@ -100,9 +107,12 @@ const wasm = (
  */
 export function giveBuffer(bytes: Uint8Array): void {
   const whole = bytes.buffer;
-  if (!ours.has(whole) || whole.byteLength > KEPT_BUFFER_MAX_BYTES) return;
-  if (kept && kept.length >= whole.byteLength) return;
-  drop();
+  if (!ours.delete(whole)) return;
+  if (whole.byteLength > KEPT_BUFFER_MAX_BYTES || (kept && kept.length >= whole.byteLength)) {
+    release(whole);
+    return;
+  }
+  expire();
   kept = Buffer.from(whole, 0, whole.byteLength);
   timer = setTimeout(expire, KEPT_BUFFER_IDLE_MS);
   timer.unref();
@@ -114,13 +124,13 @@ function drop(): void {
   timer = undefined;
 }
 
-// Node publishes every asynchronous spawn (spawn, exec, execFile, fork) on this channel, before it forks.
-subscribe("child_process", () => {
+beforeFork(() => {
   if (kept) expire();
 });
 
-/** Lets an unused buffer go, and its memory with it at the next quiet moment (where a host collects). */
+/** Lets an unused buffer go, and its pages with it. */
 function expire(): void {
+  const unused = kept;
   drop();
-  bufferDropped();
+  release(unused?.buffer);
 }

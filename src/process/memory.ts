@@ -1,7 +1,7 @@
-import { subscribe } from "node:diagnostics_channel";
 import { getHeapSpaceStatistics, setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { log } from "../core/log.js";
+import { beforeFork } from "./forks.js";
 
 /**
  * Giving back the memory a large call leaves behind. A call on a big file (an Edit of 10 MiB) allocates
@@ -68,8 +68,6 @@ let timer: NodeJS.Timeout | undefined;
 let baseline = 0;
 /** Resident memory right after the last collection (or the lowest seen since). */
 let rssBaseline = 0;
-/** Set when something dropped a large buffer of its own: the next quiet moment collects whatever the growth. */
-let dropped = false;
 let collections = 0;
 
 /** How many collections this module has run in this process (for diagnostics and tests). */
@@ -127,22 +125,11 @@ export function enableIdleCollection(): void {
   rssBaseline = process.memoryUsage.rss();
 }
 
-/**
- * Says that a large buffer kept on purpose (a cache, a pool) was just let go: the next quiet moment
- * collects it, whatever the growth. Does nothing unless a host enabled collection.
- */
-export function bufferDropped(): void {
-  if (!enabled) return;
-  dropped = true;
-  whenQuiet();
-}
-
-/** True when this process forked (spawned asynchronously) since its young generation was last rewritten. */
+/** True when this process forked (spawned) since its young generation was last rewritten. */
 let forked = false;
 
-// Node publishes every asynchronous spawn (spawn, exec, execFile, fork) on this channel, before it forks:
-// the next quiet moment rewrites the young generation (see rewriteYoungGeneration).
-subscribe("child_process", () => {
+// After a fork, the next quiet moment rewrites the young generation (see rewriteYoungGeneration).
+beforeFork(() => {
   if (!enabled) return;
   forked = true;
   whenQuiet();
@@ -186,17 +173,12 @@ function quietWork(): void {
 function collectIfGrown(): void {
   const used = usedBytes();
   const rss = process.memoryUsage.rss();
-  if (
-    !dropped &&
-    used - baseline < COLLECT_AFTER_GROWTH_BYTES &&
-    rss - rssBaseline < COLLECT_AFTER_RSS_GROWTH_BYTES
-  ) {
+  if (used - baseline < COLLECT_AFTER_GROWTH_BYTES && rss - rssBaseline < COLLECT_AFTER_RSS_GROWTH_BYTES) {
     // V8 may have collected on its own meanwhile: growth counts from the lowest point seen.
     baseline = Math.min(baseline, used);
     rssBaseline = Math.min(rssBaseline, rss);
     return;
   }
-  dropped = false;
   collectNow();
 }
 

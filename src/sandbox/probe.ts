@@ -1,4 +1,4 @@
-import { spawnSync } from "node:child_process";
+import { spawnSyncAnnounced } from "../process/forks.js";
 import { hostProgram } from "../process/shells.js";
 
 /** The isolation flags every sandboxed command gets; the probe runs exactly these. */
@@ -63,7 +63,7 @@ class ProbeTimedOut extends Error {}
 
 /** Runs one step of the probe; throws ProbeTimedOut when it did not finish within PROBE_TIMEOUT_MS. */
 function probeRun(path: string, args: readonly string[]) {
-  const run = spawnSync(path, [...args], { encoding: "utf8", timeout: PROBE_TIMEOUT_MS });
+  const run = spawnSyncAnnounced(path, args, { encoding: "utf8", timeout: PROBE_TIMEOUT_MS });
   if ((run.error as NodeJS.ErrnoException | undefined)?.code === "ETIMEDOUT") throw new ProbeTimedOut();
   return run;
 }

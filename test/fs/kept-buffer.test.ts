@@ -7,6 +7,7 @@ import {
   KEPT_BUFFER_MIN_BYTES,
   takeBuffer,
 } from "../../src/fs/kept-buffer.js";
+import { spawnSyncAnnounced } from "../../src/process/forks.js";
 
 const run = promisify(execFile);
 const LARGE = 2 * KEPT_BUFFER_MIN_BYTES;
@@ -55,5 +56,35 @@ describe("the kept buffer for large reads", () => {
     giveBuffer(first);
     await run("true");
     expect(takeBuffer(LARGE).buffer).not.toBe(first.buffer);
+  });
+
+  it("lets the buffer go for this project's synchronous spawns too, which Node does not announce", () => {
+    const first = takeBuffer(LARGE);
+    giveBuffer(first);
+    spawnSyncAnnounced("true", [], { encoding: "utf8" });
+    expect(first.length).toBe(0);
+    expect(takeBuffer(LARGE).buffer).not.toBe(first.buffer);
+  });
+
+  it("gives the pages of a buffer it lets go back to the system then, without waiting for a collection", async () => {
+    const size = 16 * 1024 * 1024;
+    const first = takeBuffer(size);
+    first.fill(1); // resident
+    giveBuffer(first);
+    const before = process.memoryUsage.rss();
+    await run("true");
+    // Released: the memory is gone, and a view of it reads as empty rather than as stale bytes.
+    expect(before - process.memoryUsage.rss()).toBeGreaterThan(size / 2);
+    expect(first.length).toBe(0);
+  });
+
+  it("gives back at once a buffer it does not keep (one is kept already, as large)", () => {
+    const kept = takeBuffer(LARGE);
+    const other = takeBuffer(LARGE);
+    giveBuffer(kept);
+    giveBuffer(other);
+    expect(other.length).toBe(0);
+    expect(kept.length).toBeGreaterThanOrEqual(LARGE);
+    expect(takeBuffer(LARGE).buffer).toBe(kept.buffer);
   });
 });

@@ -1,8 +1,9 @@
-import { execFile, spawnSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { appendFile, readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { ToolError } from "../../core/errors.js";
 import type { SessionSlot } from "../../core/session.js";
+import { spawnSyncAnnounced } from "../../process/forks.js";
 import { hostProgram } from "../../process/shells.js";
 import { hostEnv } from "../../sandbox/host-programs.js";
 
@@ -80,7 +81,7 @@ export async function repositoryRoot(dir: string, signal?: AbortSignal): Promise
 export function repositoryRootSync(dir: string): string | undefined {
   const program = hostProgram("git");
   if (!program) return undefined;
-  const result = spawnSync(program, ["rev-parse", "--show-toplevel"], {
+  const result = spawnSyncAnnounced(program, ["rev-parse", "--show-toplevel"], {
     cwd: dir,
     env: hostEnv(),
     encoding: "utf8",
