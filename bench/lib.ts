@@ -152,9 +152,18 @@ export async function timePair(
  * stdin), collecting its output as a caller would. Resolves with the output size; exit codes 0 and 1 (rg's
  * "nothing matched") count as success.
  */
-export function runCommand(command: string, args: string[], cwd?: string): Promise<number> {
+export function runCommand(
+  command: string,
+  args: string[],
+  cwd?: string,
+  env?: NodeJS.ProcessEnv,
+): Promise<number> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, stdio: ["ignore", "pipe", "ignore"] });
+    const child = spawn(command, args, {
+      cwd,
+      stdio: ["ignore", "pipe", "ignore"],
+      ...(env ? { env: { ...process.env, ...env } } : {}),
+    });
     let bytes = 0;
     child.stdout.on("data", (chunk: Buffer) => {
       bytes += chunk.length;
