@@ -116,4 +116,62 @@ describe("the cc-tools entry", () => {
       expect(existsSync(dir)).toBe(false);
     }
   });
+
+  it("serves files and commands without loading fetch's modules (undici, http2, tls)", async () => {
+    // Node 22 and 24 load them for an ES module import of node:http (its namespace reads http.WebSocket):
+    // 14 to 18 MB the bundle's built-ins, required instead, keep out. Node 20 never did; the check holds there too.
+    const dir = tempDir();
+    writeFileSync(join(dir, "a.txt"), "hello\n");
+    const loaded = join(dir, "loaded.json");
+    const preload = join(dir, "loaded.cjs");
+    writeFileSync(
+      preload,
+      `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(loaded)}, JSON.stringify(process.moduleLoadList)));`,
+    );
+    const child = spawn(
+      process.execPath,
+      [CLI, "mcp", "--cwd", dir, "--permission-mode", "bypassPermissions"],
+      {
+        stdio: ["pipe", "pipe", "ignore"],
+        env: {
+          ...process.env,
+          CC_TOOLS_LOG: "silent",
+          CLAUDE_CONFIG_DIR: join(dir, ".home"),
+          NODE_OPTIONS: `--require ${preload}`,
+        },
+      },
+    );
+    const answered = new Map<number, () => void>();
+    let buffered = "";
+    child.stdout.on("data", (chunk) => {
+      buffered += chunk;
+      for (let nl = buffered.indexOf("\n"); nl !== -1; nl = buffered.indexOf("\n")) {
+        const message = JSON.parse(buffered.slice(0, nl)) as { id?: number };
+        buffered = buffered.slice(nl + 1);
+        if (message.id !== undefined) answered.get(message.id)?.();
+      }
+    });
+    let id = 0;
+    const request = (method: string, params: unknown) =>
+      new Promise<void>((resolve) => {
+        answered.set(++id, resolve);
+        child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
+      });
+    await request("initialize", {
+      protocolVersion: "2025-06-18",
+      capabilities: {},
+      clientInfo: { name: "t", version: "1" },
+    });
+    child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`);
+    await request("tools/list", {});
+    await request("tools/call", { name: "Read", arguments: { file_path: join(dir, "a.txt") } });
+    await request("tools/call", { name: "Grep", arguments: { pattern: "hello" } });
+    await request("tools/call", { name: "Bash", arguments: { command: "echo hi" } });
+    child.stdin.end();
+    expect(await exitCode(child, 30_000)).toBe(0);
+    const modules = JSON.parse(readFileSync(loaded, "utf8")) as string[];
+    expect(modules).toContain("NativeModule http"); // the sandbox's proxy: a sign the check sees what loaded
+    for (const heavy of ["internal/deps/undici/undici", "http2", "tls"])
+      expect(modules).not.toContain(`NativeModule ${heavy}`);
+  });
 });
