@@ -9,15 +9,29 @@ import { hostEnv } from "../sandbox/host-programs.js";
  * of from this one. Spawning forks the spawner: the fork blocks for a time that grows with the spawner's
  * size, the child is as big as the spawner until it execs, and afterwards every page the spawner writes to
  * takes a fault (copy-on-write was armed on all of them), which for the next 10 MiB read costs as much as
- * fresh memory. A host that writes large files often (the MCP server) turns the helper on: a bash loop
- * that reads NUL-separated pairs of paths on its stdin, runs cp for each and prints its exit status.
+ * fresh memory. A host that writes large files often (the MCP server) turns the helper on: a POSIX sh
+ * loop that reads pairs of paths on its stdin, one per line, runs cp for each and prints its exit status.
+ * sh rather than bash because it waits beside the server all session: where sh is dash (Debian, Ubuntu)
+ * it is 1.6 MB resident against bash's 3.1.
  * The helper ends when this process does (its stdin reaches EOF), even after kill -9; it is started on
  * first use and again after it died. Library users' processes keep spawning cp directly.
  */
 
+/**
+ * The loop. A path comes as one line, its backslashes doubled and its newlines written `\n` (see
+ * helperLine); a line with a backslash in it is decoded by printf's %b, the `x` keeping a final newline
+ * from the command substitution, which would strip it. Other lines are the path as it is.
+ */
 const HELPER_SCRIPT =
-  'while IFS= read -r -d "" from && IFS= read -r -d "" to; do ' +
+  "while IFS= read -r from && IFS= read -r to; do " +
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the shell's parameter expansion, not a template
+  'case "$from$to" in *\\\\*) from=$(printf "%bx" "$from"); from=${from%x}; to=$(printf "%bx" "$to"); to=${to%x};; esac; ' +
   'cp --attributes-only --preserve=mode,xattr -- "$from" "$to" 2>/dev/null; echo "$?"; done';
+
+/** A path as one line of the helper's input (see HELPER_SCRIPT). */
+export function helperLine(path: string): string {
+  return `${path.replaceAll("\\", "\\\\").replaceAll("\n", "\\n")}\n`;
+}
 
 /**
  * Longest one copy may take through the helper. cp on a hung file system would hold up every later write's
@@ -41,12 +55,12 @@ class Helper {
   private timer: NodeJS.Timeout | undefined;
   dead = false;
 
-  constructor(bash: string) {
-    // Without BASH_ENV, which a non-interactive bash would source first; its cp, like itself, from outside
-    // the places a sandboxed command writes (see sandbox/host-programs.ts).
-    const { BASH_ENV: _, ...env } = hostEnv();
+  constructor(sh: string) {
+    // Without BASH_ENV and ENV, which a shell could source first (bash as sh, or bash); its cp, like
+    // itself, from outside the places a sandboxed command writes (see sandbox/host-programs.ts).
+    const { BASH_ENV: _, ENV: __, ...env } = hostEnv();
     // Its own process group, so a kill reaches the cp it runs too.
-    this.child = spawn(bash, ["--noprofile", "--norc", "-c", HELPER_SCRIPT], {
+    this.child = spawn(sh, ["-c", HELPER_SCRIPT], {
       stdio: ["pipe", "pipe", "ignore"],
       env,
       detached: true,
@@ -77,7 +91,7 @@ class Helper {
       if (this.waiting.length === 0) this.busy();
       this.waiting.push(resolve);
       if (this.waiting.length === 1) this.watch();
-      this.child.stdin.write(`${from}\0${to}\0`);
+      this.child.stdin.write(helperLine(from) + helperLine(to));
     });
   }
 
@@ -117,12 +131,12 @@ class Helper {
 
 /**
  * Runs cp through the helper when it is on; undefined when it is off or could not run it (the caller then
- * spawns cp itself). Paths with a NUL cannot exist, so the NUL separator is unambiguous.
+ * spawns cp itself).
  */
 export async function copyThroughHelper(from: string, to: string): Promise<number | undefined> {
   if (!enabled) return undefined;
-  const bash = hostProgram("bash");
-  if (!bash) return undefined;
-  if (!helper || helper.dead) helper = new Helper(bash);
+  const sh = hostProgram("sh");
+  if (!sh) return undefined;
+  if (!helper || helper.dead) helper = new Helper(sh);
   return helper.copy(from, to);
 }

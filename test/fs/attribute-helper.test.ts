@@ -56,4 +56,18 @@ describe.runIf(process.platform === "linux")("the attribute helper", () => {
     expect(restarted).toHaveLength(1);
     expect(restarted).not.toEqual(helpers);
   });
+
+  it("hands it any path: one with newlines, backslashes, a final newline, spaces at either end", async () => {
+    useAttributeHelper();
+    const dir = tempDir();
+    for (const name of ["two\nlines.txt", "back\\slash\\n.txt", "ends in newline\n", " spaced \\c ", "\\"]) {
+      const path = join(dir, name);
+      writeFileSync(path, "old\n");
+      const canCheck = setXattr(path);
+      await atomicWrite(path, Buffer.from("new\n"));
+      expect(readFileSync(path, "utf8")).toBe("new\n");
+      if (canCheck) expect(getXattr(path)).toBe("kept");
+    }
+    expect(readdirSync(dir)).toHaveLength(5);
+  });
 });
