@@ -1,7 +1,9 @@
+import { execFile } from "node:child_process";
 import { closeSync, openSync, readdirSync, readFileSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { ToolResult } from "../../../src/core/result.js";
 import { isPlainUtf8 } from "../../../src/fs/codec.js";
 import { contentHash, readStateSlot, settlePendingHashes } from "../../../src/fs/read-state.js";
 import { obtainGc } from "../../../src/process/memory.js";
@@ -33,6 +35,9 @@ async function editBoth(content: string, input: { old_string: string; new_string
   }
   return out;
 }
+
+/** Makes numbered lines long enough that a file of tens of thousands is over a MiB. */
+const PAD = " ..............";
 
 describe("Edit of a plain UTF-8 file, found in the bytes", () => {
   it("applies only to BOM-less UTF-8 without CR", () => {
@@ -185,8 +190,8 @@ describe("Edit: the buffer large files are read into is reused, never shared", (
     const ctx = fileContext();
     const files = ["a", "b"].map((name) => {
       const path = join(ctx.workingDir, `${name}.txt`);
-      // Over a MiB each (the size from which the buffer is kept), and different sizes.
-      const lines = Array.from({ length: name === "a" ? 90_000 : 70_000 }, (_, i) => `${name} ${i}`);
+      // Over a MiB each (the size from which the buffer is kept: 2.1 and 1.6 MB), and different sizes.
+      const lines = Array.from({ length: name === "a" ? 90_000 : 70_000 }, (_, i) => `${name} ${i}${PAD}`);
       writeFileSync(path, `${lines.join("\n")}\n`);
       return { path, expected: `${lines.join("\n")}\n` };
     });
@@ -195,14 +200,62 @@ describe("Edit: the buffer large files are read into is reused, never shared", (
       const name = file.path.endsWith("a.txt") ? "a" : "b";
       const result = await call(ctx, "Edit", {
         file_path: file.path,
-        old_string: `\n${name} ${line}\n`,
+        old_string: `\n${name} ${line}${PAD}\n`,
         new_string: `\n${name} ${line} edited\n`,
       });
       expect(result.isError).toBe(false);
-      file.expected = file.expected.replace(`\n${name} ${line}\n`, `\n${name} ${line} edited\n`);
+      file.expected = file.expected.replace(`\n${name} ${line}${PAD}\n`, `\n${name} ${line} edited\n`);
     };
     for (let i = 1; i <= 4; i++) await edit(files[i % 2]!, 1000 * i);
     await Promise.all([edit(files[0]!, 50_000), edit(files[1]!, 50_000), edit(files[0]!, 60_000)]);
+    for (const file of files) expect(readFileSync(file.path, "utf8")).toBe(file.expected);
+  });
+
+  it("keeps every file's bytes, and every Read's lines, when large reads and edits overlap spawns that let the kept buffer go", async () => {
+    // A spawn gives the kept buffer's pages back at once (src/fs/kept-buffer.ts): a buffer still in use must
+    // never be the one released, whatever the interleaving.
+    const ctx = fileContext();
+    const files = ["a", "b", "c"].map((name, n) => {
+      const path = join(ctx.workingDir, `${name}.txt`);
+      // 1.4 to 2.5 MB: each read into the kept buffer (from 1 MiB).
+      const lines = Array.from({ length: 60_000 + 25_000 * n }, (_, i) => `${name} ${i}${PAD}`);
+      writeFileSync(path, `${lines.join("\n")}\n`);
+      return { name, path, expected: `${lines.join("\n")}\n` };
+    });
+    for (const { path } of files) await call(ctx, "Read", { file_path: path, limit: 1 });
+    const spawnTrue = () => new Promise((resolve) => execFile("true", resolve));
+    const edit = async (file: (typeof files)[number], line: number) => {
+      const result = await call(ctx, "Edit", {
+        file_path: file.path,
+        old_string: `\n${file.name} ${line}${PAD}\n`,
+        new_string: `\n${file.name} ${line} edited\n`,
+      });
+      expect(result.isError).toBe(false);
+      file.expected = file.expected.replace(
+        `\n${file.name} ${line}${PAD}\n`,
+        `\n${file.name} ${line} edited\n`,
+      );
+    };
+    const read = async (file: (typeof files)[number], line: number) => {
+      const result = await call(ctx, "Read", { file_path: file.path, offset: line + 1, limit: 1 });
+      expect(ToolResult.text(result)).toContain(`${file.name} ${line}`);
+    };
+    for (let round = 1; round <= 6; round++) {
+      let done = false;
+      // Spawns one after another for as long as the round runs, so forks land inside reads and writes.
+      const spawning = (async () => {
+        while (!done) await spawnTrue();
+      })();
+      await Promise.all(
+        files.flatMap((file, n) => [
+          edit(file, round * 1000 + n),
+          read(file, round * 1000 + 500),
+          round % 2 ? edit(file, round * 1000 + 700) : read(file, 10),
+        ]),
+      );
+      done = true;
+      await spawning;
+    }
     for (const file of files) expect(readFileSync(file.path, "utf8")).toBe(file.expected);
   });
 
