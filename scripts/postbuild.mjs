@@ -33,17 +33,27 @@ const common = {
 // module's namespace, which reads every export, and some exports are getters that load more: on Node 22
 // and 24, `import { createServer } from "node:http"` reads http.WebSocket, which loads undici, http2, tls
 // and zlib, 14 to 18 MB of resident memory a server that never fetches does not need (require: 3 to 4 MB).
-// Each static import of one becomes a CommonJS module of one line, whose exports esbuild's interop reads
-// one by one as the code uses them. Dynamic imports stay imports: esbuild would give the chunk it makes of
-// such a module a default export only.
+// Each static import of one resolves to a small ES module that re-exports a CommonJS module of one line
+// (the require): esbuild's interop then copies the built-in's exports (as getters, read only when used)
+// once per built-in, where importing the CommonJS module directly would copy them once per importing file
+// (194 copies, about 0.6 MB of closures). Dynamic imports stay imports: esbuild would give the chunk it
+// makes of such a module a default export only.
 const builtinsRequired = {
   name: "builtins-required",
   setup(pluginBuild) {
     pluginBuild.onResolve({ filter: /^[a-z0-9_:/]+$/ }, ({ path, kind }) =>
       kind === "import-statement" && isBuiltin(path) ? { path, namespace: "builtin" } : undefined,
     );
+    pluginBuild.onResolve({ filter: /^required:/ }, ({ path }) => ({
+      path: path.slice("required:".length),
+      namespace: "required",
+    }));
+    pluginBuild.onLoad({ filter: /.*/, namespace: "builtin" }, ({ path }) => {
+      const required = JSON.stringify(`required:${path}`);
+      return { contents: `export * from ${required};\nexport { default } from ${required};`, loader: "js" };
+    });
     // The one line's own require() is left alone: esbuild keeps built-ins external.
-    pluginBuild.onLoad({ filter: /.*/, namespace: "builtin" }, ({ path }) => ({
+    pluginBuild.onLoad({ filter: /.*/, namespace: "required" }, ({ path }) => ({
       contents: `module.exports = require(${JSON.stringify(path)});`,
       loader: "js",
     }));
