@@ -29,7 +29,7 @@ const HELPER_SCRIPT =
   'cp --attributes-only --preserve=mode,xattr -- "$from" "$to" 2>/dev/null; echo "$?"; done';
 
 /** A path as one line of the helper's input (see HELPER_SCRIPT). */
-export function helperLine(path: string): string {
+function helperLine(path: string): string {
   return `${path.replaceAll("\\", "\\\\").replaceAll("\n", "\\n")}\n`;
 }
 

@@ -13,8 +13,8 @@ import { settlePendingHashes } from "./read-state.js";
  * A spawn ends that: Node forks this process to spawn, and a fork write-protects every page it shares, so
  * each page of the kept buffer faults again on its next write, as a fresh page would (12.5 MB rewritten:
  * under 1 ms before a spawn, 57 ms after one, 47 ms for a fresh buffer). The kept buffer is therefore let
- * go when this process spawns (see src/process/forks.ts), its pages given back before the fork, which spares the fork and the
- * command's run the buffer's 12.5 MB of resident memory.
+ * go when this process spawns (see src/process/forks.ts), its pages given back before the fork, which
+ * spares the fork and the command's run the buffer's 12.5 MB of resident memory.
  *
  * Only buffers allocated here, each whole (never a slice of Node's shared pool), are kept, and only once
  * nothing uses them any more: whoever took one gives it back when the bytes are no longer referenced (a
