@@ -96,6 +96,29 @@ describe("collecting garbage after large calls", () => {
     expect(afterQuiet).toBe(1);
   });
 
+  it("collects once the host has loaded, whatever it grew, and not again until it grows", () => {
+    const [afterLoad, afterQuiet] = inFreshProcess(`
+      memory.enableIdleCollection();
+      const quiet = () => new Promise((resolve) => setTimeout(resolve, 8 * memory.COLLECT_QUIET_MS));
+      memory.hostLoaded();
+      await quiet();
+      const afterLoad = memory.collectionsRun();
+      memory.callStarted();
+      memory.callEnded();
+      await quiet();
+      console.log(JSON.stringify([afterLoad, memory.collectionsRun()]));`) as number[];
+    expect(afterLoad).toBe(1);
+    expect(afterQuiet).toBe(1);
+  });
+
+  it("collects nothing when a host loaded without turning idle collection on", () => {
+    const collections = inFreshProcess(`
+      memory.hostLoaded();
+      await new Promise((resolve) => setTimeout(resolve, 8 * memory.COLLECT_QUIET_MS));
+      console.log(JSON.stringify(memory.collectionsRun()));`);
+    expect(collections).toBe(0);
+  });
+
   it("is a full collection on every Node line", () => {
     // Node reports each collection's kind; 4 is a major (mark-compact) one, 1 a minor one.
     const kinds = inFreshProcess(`

@@ -7,7 +7,7 @@ import type { Session } from "../../core/session.js";
 import { useAttributeHelper } from "../../fs/attribute-helper.js";
 import type { ContextFactory, ToolSessionOptions } from "../../mcp/server.js";
 import type { StdioConnection } from "../../mcp/stdio-connection.js";
-import { enableIdleCollection } from "../../process/memory.js";
+import { enableIdleCollection, hostLoaded } from "../../process/memory.js";
 import { usePrestartedShells } from "../../process/prestart.js";
 import { deferPlaceholderRelease } from "../../sandbox/placeholder.js";
 import { modelMayBeConfigured, stdioConnection } from "../early-opening.js";
@@ -61,6 +61,15 @@ function usageError(command: string, message: string): void {
  * while the SDK, the executor and the tools load; the heavy modules load only after that.
  */
 async function serve(flags: ServeFlags, command: Command): Promise<void> {
+  try {
+    await startServing(flags, command);
+  } finally {
+    // Serving (or not: a usage error): loading's garbage goes when quiet.
+    hostLoaded();
+  }
+}
+
+async function startServing(flags: ServeFlags, command: Command): Promise<void> {
   installCrashGuard("cc-tools mcp");
   // A long-running server: collect a large call's garbage when quiet, and never fork itself for cp.
   enableIdleCollection();
