@@ -38,6 +38,12 @@ const common = {
 // once per built-in, where importing the CommonJS module directly would copy them once per importing file
 // (194 copies, about 0.6 MB of closures). Dynamic imports stay imports: esbuild would give the chunk it
 // makes of such a module a default export only.
+//
+// That CommonJS module exports getters of its own, and `default` the built-in itself, rather than the
+// built-in: esbuild's interop reads the property descriptor of every export it copies, and on Node 24 reading
+// the descriptor of an export Node loads lazily loads it. node:util's alone brought parseArgs, diff,
+// styleText and worker_threads (through util's lazily loaded helpers) into every server, for nothing the
+// server uses: 2 to 3 MB resident (docs/PERFORMANCE.md, "Idle RSS"). Export names are read, never descriptors.
 const builtinsRequired = {
   name: "builtins-required",
   setup(pluginBuild) {
@@ -52,9 +58,15 @@ const builtinsRequired = {
       const required = JSON.stringify(`required:${path}`);
       return { contents: `export * from ${required};\nexport { default } from ${required};`, loader: "js" };
     });
-    // The one line's own require() is left alone: esbuild keeps built-ins external.
+    // The module's own require() is left alone: esbuild keeps built-ins external.
     pluginBuild.onLoad({ filter: /.*/, namespace: "required" }, ({ path }) => ({
-      contents: `module.exports = require(${JSON.stringify(path)});`,
+      contents: [
+        `const builtin = require(${JSON.stringify(path)});`,
+        `Object.defineProperty(exports, "__esModule", { value: true });`,
+        "for (const key of Object.getOwnPropertyNames(builtin))",
+        `  if (key !== "default") Object.defineProperty(exports, key, { get: () => builtin[key], enumerable: true });`,
+        `Object.defineProperty(exports, "default", { value: builtin, enumerable: true });`,
+      ].join("\n"),
       loader: "js",
     }));
   },

@@ -1,4 +1,3 @@
-import { createInterface } from "node:readline";
 import type { PermissionAnswer, PermissionHandler, PermissionRequest } from "./types.js";
 
 /** Longest stretch of a command or input shown in a prompt; the rest is elided. */
@@ -110,7 +109,10 @@ class LineReader implements LineSource {
   private start(): void {
     if (this.started) return;
     this.started = true;
-    const rl = createInterface({ input: this.input, terminal: false, crlfDelay: Number.POSITIVE_INFINITY });
+    // node:readline loads with the first question asked at a terminal, not with every host.
+    const rl = process
+      .getBuiltinModule("node:readline")
+      .createInterface({ input: this.input, terminal: false, crlfDelay: Number.POSITIVE_INFINITY });
     rl.on("line", (line) => {
       const waiter = this.waiting.shift();
       if (waiter) waiter(line);

@@ -1,10 +1,4 @@
-import {
-  createServer,
-  request as httpRequest,
-  type IncomingMessage,
-  type Server,
-  type ServerResponse,
-} from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { connect, type Socket } from "node:net";
 import { hostMatches } from "../permissions/rules.js";
 
@@ -149,7 +143,9 @@ export class FilteringProxy {
     private readonly policy: DomainPolicy,
     listenOn: { path: string } | { port: number; host: string },
   ) {
-    this.server = createServer((req, res) => this.onRequest(req, res));
+    // node:http loads with the first proxy, not with the server: on Node 24 it is 2 to 3 MB resident, in
+    // a server that may never run a sandboxed command (docs/PERFORMANCE.md, "Idle RSS").
+    this.server = process.getBuiltinModule("node:http").createServer((req, res) => this.onRequest(req, res));
     this.server.on("connect", (req: IncomingMessage, socket: Socket, head: Buffer) =>
       this.onConnect(req, socket, head),
     );
@@ -207,13 +203,15 @@ export class FilteringProxy {
     const headers = { ...req.headers };
     delete headers["proxy-connection"];
     delete headers["proxy-authorization"];
-    const upstream = httpRequest(
-      { host, port, method: req.method, path: `${url.pathname}${url.search}`, headers },
-      (response) => {
-        res.writeHead(response.statusCode ?? 502, response.rawHeaders);
-        response.pipe(res);
-      },
-    );
+    const upstream = process
+      .getBuiltinModule("node:http")
+      .request(
+        { host, port, method: req.method, path: `${url.pathname}${url.search}`, headers },
+        (response) => {
+          res.writeHead(response.statusCode ?? 502, response.rawHeaders);
+          response.pipe(res);
+        },
+      );
     upstream.on("error", (error) => {
       if (!res.headersSent) res.writeHead(502, { "content-type": "text/plain; charset=utf-8" });
       res.end(`cc-tools sandbox proxy: ${host}:${port} could not be reached: ${error.message}\n`);

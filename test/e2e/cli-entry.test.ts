@@ -1,9 +1,18 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { servesStdio } from "../../src/cli/early-opening.js";
 import { tempDir } from "../helpers/context.js";
+import { eventually } from "../process/ps.js";
 import { CLI } from "./cli.js";
 
 /** The child's exit code, or -1 (and the child killed) when it has not exited within `ms`. */
@@ -18,6 +27,26 @@ function exitCode(child: ChildProcess, ms: number): Promise<number | null> {
       resolve(code);
     });
   });
+}
+
+/** Sends requests to a server over its stdin; each resolves when the server answered it. */
+function answering(child: ChildProcess): (method: string, params: unknown) => Promise<void> {
+  const answered = new Map<number, () => void>();
+  let buffered = "";
+  child.stdout!.on("data", (chunk) => {
+    buffered += chunk;
+    for (let nl = buffered.indexOf("\n"); nl !== -1; nl = buffered.indexOf("\n")) {
+      const message = JSON.parse(buffered.slice(0, nl)) as { id?: number };
+      buffered = buffered.slice(nl + 1);
+      if (message.id !== undefined) answered.get(message.id)?.();
+    }
+  });
+  let id = 0;
+  return (method, params) =>
+    new Promise<void>((resolve) => {
+      answered.set(++id, resolve);
+      child.stdin!.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
+    });
 }
 
 describe("the cc-tools entry", () => {
@@ -117,6 +146,63 @@ describe("the cc-tools entry", () => {
     }
   });
 
+  it("waits for its client at the size it needs: compilers held, no HTTP or readline, loading's garbage collected", async () => {
+    // What a server does between its opening and its first call decides its idle RSS (docs/PERFORMANCE.md,
+    // "Idle RSS"). On SIGUSR2 a preload writes whether TurboFan is on (turning it off changes V8's flag
+    // tag only if it was on; it is then turned back on) and the built-ins loaded.
+    const dir = tempDir();
+    writeFileSync(join(dir, "a.txt"), "hello\n");
+    const state = join(dir, "state.json");
+    const preload = join(dir, "state.cjs");
+    writeFileSync(
+      preload,
+      `const v8 = require("node:v8");
+       const turbofanOn = () => { const tag = v8.cachedDataVersionTag(); v8.setFlagsFromString("--no-turbofan"); const on = v8.cachedDataVersionTag() !== tag; if (on) v8.setFlagsFromString("--turbofan"); return on; };
+       process.on("SIGUSR2", () => require("node:fs").writeFileSync(${JSON.stringify(state)}, JSON.stringify({ turbofan: turbofanOn(), modules: process.moduleLoadList })));`,
+    );
+    const child = spawn(
+      process.execPath,
+      [CLI, "mcp", "--cwd", dir, "--permission-mode", "bypassPermissions"],
+      {
+        stdio: ["pipe", "pipe", "pipe"],
+        env: {
+          ...process.env,
+          CC_TOOLS_LOG: "debug",
+          CLAUDE_CONFIG_DIR: join(dir, ".home"),
+          NODE_OPTIONS: `--require ${preload}`,
+        },
+      },
+    );
+    let stderr = "";
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk;
+    });
+    const request = answering(child);
+    const snapshot = async () => {
+      rmSync(state, { force: true });
+      child.kill("SIGUSR2");
+      await eventually(() => existsSync(state), 10_000);
+      return JSON.parse(readFileSync(state, "utf8")) as { turbofan: boolean; modules: string[] };
+    };
+    await request("initialize", {
+      protocolVersion: "2025-06-18",
+      capabilities: {},
+      clientInfo: { name: "t", version: "1" },
+    });
+    child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`);
+    await request("tools/list", {});
+    await request("ping", {}); // the opening does not answer a ping: the server has loaded
+    expect(await eventually(() => stderr.includes("collected garbage"), 10_000)).toBe(true);
+    const idle = await snapshot();
+    expect(idle.turbofan).toBe(false); // held
+    for (const unneeded of ["http", "readline", "perf_hooks"])
+      expect(idle.modules).not.toContain(`NativeModule ${unneeded}`);
+    await request("tools/call", { name: "Read", arguments: { file_path: join(dir, "a.txt") } });
+    expect((await snapshot()).turbofan).toBe(true); // resumed with the first call
+    child.stdin.end();
+    expect(await exitCode(child, 30_000)).toBe(0);
+  });
+
   it("serves files and commands without loading fetch's modules (undici, http2, tls)", async () => {
     // Node 22 and 24 load them for an ES module import of node:http (its namespace reads http.WebSocket):
     // 14 to 18 MB the bundle's built-ins, required instead, keep out. Node 20 never did; the check holds there too.
@@ -141,22 +227,7 @@ describe("the cc-tools entry", () => {
         },
       },
     );
-    const answered = new Map<number, () => void>();
-    let buffered = "";
-    child.stdout.on("data", (chunk) => {
-      buffered += chunk;
-      for (let nl = buffered.indexOf("\n"); nl !== -1; nl = buffered.indexOf("\n")) {
-        const message = JSON.parse(buffered.slice(0, nl)) as { id?: number };
-        buffered = buffered.slice(nl + 1);
-        if (message.id !== undefined) answered.get(message.id)?.();
-      }
-    });
-    let id = 0;
-    const request = (method: string, params: unknown) =>
-      new Promise<void>((resolve) => {
-        answered.set(++id, resolve);
-        child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
-      });
+    const request = answering(child);
     await request("initialize", {
       protocolVersion: "2025-06-18",
       capabilities: {},
@@ -170,7 +241,7 @@ describe("the cc-tools entry", () => {
     child.stdin.end();
     expect(await exitCode(child, 30_000)).toBe(0);
     const modules = JSON.parse(readFileSync(loaded, "utf8")) as string[];
-    expect(modules).toContain("NativeModule http"); // the sandbox's proxy: a sign the check sees what loaded
+    expect(modules).toContain("NativeModule child_process"); // a sign the check sees what loaded
     for (const heavy of ["internal/deps/undici/undici", "http2", "tls"])
       expect(modules).not.toContain(`NativeModule ${heavy}`);
   });
