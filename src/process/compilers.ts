@@ -22,8 +22,8 @@ const OPTIMIZING_COMPILERS = ["turbofan", "maglev"] as const;
 
 /**
  * The compilers this process holds off, kept on the global object under a registered symbol: the entry that
- * holds them is a CommonJS bundle of its own and the server that resumes them an ES module one
- * (scripts/postbuild.mjs), each with its own copy of this module.
+ * holds them (src/cli/main.ts) is a CommonJS bundle of its own and the server that resumes them an ES module
+ * one (scripts/postbuild.mjs), each with its own copy of this module.
  */
 const HELD = Symbol.for("cc-tools.held-compilers");
 const holder = globalThis as { [HELD]?: string[] };
