@@ -21,37 +21,57 @@ import { cachedDataVersionTag, setFlagsFromString } from "node:v8";
 const OPTIMIZING_COMPILERS = ["turbofan", "maglev"] as const;
 
 /**
- * The compilers this process holds off, kept on the global object under a registered symbol: the entry that
- * holds them (src/cli/main.ts) is a CommonJS bundle of its own and the server that resumes them an ES module
+ * Flags V8 turns off with a compiler and does not turn back on with it, and the V8 major version from which
+ * the flag exists (V8 prints an error for a flag it does not know): on Node 22, `--no-turbofan` implies
+ * `--no-osr-from-maglev`. Those on before the hold are turned on again when it ends (a test holds and
+ * resumes on every Node line and requires V8's flag tag to come back to what it was).
+ */
+const TURNED_OFF_WITH_COMPILERS = [{ flag: "osr-from-maglev", sinceV8: 12 }] as const;
+const V8_MAJOR = Number(process.versions.v8.split(".")[0]);
+
+/**
+ * What a hold turned off, kept on the global object under a registered symbol: the entry that holds the
+ * compilers (src/cli/main.ts) is a CommonJS bundle of its own and the server that resumes them an ES module
  * one (scripts/postbuild.mjs), each with its own copy of this module.
  */
 const HELD = Symbol.for("cc-tools.held-compilers");
 const holder = globalThis as { [HELD]?: string[] };
+
+/** Turns `--no-<flag>` on; true when that changed it (it was on). */
+function turnOff(flag: string): boolean {
+  const before = cachedDataVersionTag();
+  setFlagsFromString(`--no-${flag}`);
+  return cachedDataVersionTag() !== before;
+}
 
 /** Turns V8's optimizing compilers off until resumeOptimizingCompilers(); a second hold does nothing. */
 export function holdOptimizingCompilers(): void {
   if (holder[HELD]) return;
   const held: string[] = [];
   try {
-    for (const compiler of OPTIMIZING_COMPILERS) {
-      const before = cachedDataVersionTag();
-      setFlagsFromString(`--no-${compiler}`);
-      if (cachedDataVersionTag() !== before) held.push(compiler);
+    // Which of the flags a compiler takes with it are on now (each turned off and at once on again).
+    for (const { flag, sinceV8 } of TURNED_OFF_WITH_COMPILERS) {
+      if (V8_MAJOR < sinceV8 || !turnOff(flag)) continue;
+      setFlagsFromString(`--${flag}`);
+      held.push(flag);
     }
+    for (const compiler of OPTIMIZING_COMPILERS) if (turnOff(compiler)) held.push(compiler);
   } finally {
     holder[HELD] = held;
   }
 }
 
-/** Turns back on the compilers holdOptimizingCompilers() turned off; nothing when none are held. */
+/** Turns back on what holdOptimizingCompilers() turned off; nothing when nothing is held. */
 export function resumeOptimizingCompilers(): void {
   const held = holder[HELD];
   if (!held) return;
   delete holder[HELD];
-  for (const compiler of held) setFlagsFromString(`--${compiler}`);
+  // The compilers first: turning one on again does not bring back a flag it took with it.
+  for (const flag of [...held].reverse()) setFlagsFromString(`--${flag}`);
 }
 
 /** The compilers held off now (for tests and diagnostics). */
 export function heldCompilers(): readonly string[] {
-  return holder[HELD] ?? [];
+  const held = holder[HELD] ?? [];
+  return held.filter((flag) => (OPTIMIZING_COMPILERS as readonly string[]).includes(flag));
 }
