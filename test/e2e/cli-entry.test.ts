@@ -158,7 +158,12 @@ describe("the cc-tools entry", () => {
       preload,
       `const v8 = require("node:v8");
        const turbofanOn = () => { const tag = v8.cachedDataVersionTag(); v8.setFlagsFromString("--no-turbofan"); const on = v8.cachedDataVersionTag() !== tag; if (on) v8.setFlagsFromString("--turbofan"); return on; };
-       process.on("SIGUSR2", () => require("node:fs").writeFileSync(${JSON.stringify(state)}, JSON.stringify({ turbofan: turbofanOn(), modules: process.moduleLoadList })));`,
+       process.on("SIGUSR2", () => {
+         // Written aside and renamed, so the test never reads half of it.
+         const fs = require("node:fs");
+         fs.writeFileSync(${JSON.stringify(`${state}.part`)}, JSON.stringify({ turbofan: turbofanOn(), modules: process.moduleLoadList }));
+         fs.renameSync(${JSON.stringify(`${state}.part`)}, ${JSON.stringify(state)});
+       });`,
     );
     const child = spawn(
       process.execPath,
