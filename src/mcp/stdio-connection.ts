@@ -57,12 +57,58 @@ export function readOpening(): OpeningData | undefined {
 /** Largest single frame accepted from the client; a larger one is refused with an error, not buffered forever. */
 export const MAX_FRAME_BYTES = 64 * 1024 * 1024;
 
+/** How many characters at each end of an oversized line are searched for the request's id. */
+const FRAME_ID_SCAN_CHARS = 4096;
+
+/** A JSON-RPC id MCP allows: a string or a safe integer (see jsonrpc.ts). */
+function asId(text: string): JsonRpcId | undefined {
+  const value: unknown = JSON.parse(text);
+  return typeof value === "string" || Number.isSafeInteger(value) ? (value as JsonRpcId) : undefined;
+}
+
+const ID_VALUE = String.raw`("(?:[^"\\]|\\.)*"|-?\d+)`;
+/** `"id": value` as the last member of the top-level object: the line ends right after it. */
+const TRAILING_ID = new RegExp(String.raw`[,{]\s*"id"\s*:\s*${ID_VALUE}\s*\}\s*$`);
+const ID_AFTER_KEY = new RegExp(String.raw`^\s*:\s*${ID_VALUE}\s*[,}]`);
+
+/**
+ * The top-level `id` of a JSON object too large to parse, from its first characters (`head`, scanned
+ * with strings and nesting followed, so an `"id"` inside `params` is not taken) or, failing that, its last
+ * (`tail`); null when neither holds it, as JSON-RPC answers a request whose id cannot be read.
+ */
+export function oversizedFrameId(head: string, tail: string): JsonRpcId | null {
+  let depth = 0;
+  for (let i = 0; i < head.length; i++) {
+    const c = head[i];
+    if (c === '"') {
+      let end = i + 1;
+      while (end < head.length && head[end] !== '"') end += head[end] === "\\" ? 2 : 1;
+      if (end >= head.length) break;
+      if (depth === 1 && head.slice(i, end + 1) === '"id"') {
+        const value = ID_AFTER_KEY.exec(head.slice(end + 1));
+        if (value) return asId(value[1]!) ?? null;
+      }
+      i = end;
+    } else if (c === "{" || c === "[") depth++;
+    else if (c === "}" || c === "]") depth--;
+  }
+  const trailing = TRAILING_ID.exec(tail);
+  return trailing ? (asId(trailing[1]!) ?? null) : null;
+}
+
 /**
  * When the client closes stdin, how long requests it already sent may take to be answered before the
  * connection closes anyway (ending the session and killing its processes). Lets `printf ... | cc-tools mcp`
  * get its answers, while a client that died mid-call leaves nothing running for long.
  */
 export const INPUT_END_DRAIN_MS = 3_000;
+
+/**
+ * Requests that stay open for as long as the client wants them (2026-07-28's `subscriptions/listen`, which
+ * carries list-changed notifications): a client that ended its input has ended them, so the connection does
+ * not wait for their answers before it closes.
+ */
+const OPEN_ENDED_METHODS = new Set(["subscriptions/listen"]);
 
 /** After answering initialize, how long to wait for tools/list before loading the server anyway. */
 export const OPENING_IDLE_MS = 50;
@@ -95,8 +141,11 @@ export class StdioConnection implements MessageTransport {
   /** The current line so far, in pieces: joined once when its newline arrives (no quadratic re-scan). */
   private partial: string[] = [];
   private partialBytes = 0;
-  /** Skipping the rest of an oversized line until its newline. */
-  private discarding = false;
+  /**
+   * Skipping the rest of an oversized line until its newline; its first and last characters are kept, to
+   * answer the request with its own id.
+   */
+  private discarding: { head: string; tail: string } | undefined;
   private attached = false;
   private inputEnded = false;
   private closed = false;
@@ -138,13 +187,14 @@ export class StdioConnection implements MessageTransport {
     let start = 0;
     for (let newline = text.indexOf("\n"); newline !== -1; newline = text.indexOf("\n", start)) {
       this.addToLine(text.slice(start, newline));
-      if (!this.discarding) {
+      if (this.discarding) this.refuseOversized(this.discarding);
+      else {
         const line = this.partial.join("").replace(/\r$/, "");
         if (line.trim() !== "") this.receive(line);
       }
       this.partial = [];
       this.partialBytes = 0;
-      this.discarding = false;
+      this.discarding = undefined;
       start = newline + 1;
     }
     this.addToLine(text.slice(start));
@@ -152,22 +202,33 @@ export class StdioConnection implements MessageTransport {
 
   /** Keeps a piece of the current line, or drops the line once it outgrows MAX_FRAME_BYTES. */
   private addToLine(piece: string): void {
-    if (this.discarding || piece === "") return;
+    if (piece === "") return;
+    if (this.discarding) {
+      this.discarding.tail = (this.discarding.tail + piece).slice(-FRAME_ID_SCAN_CHARS);
+      return;
+    }
     this.partialBytes += Buffer.byteLength(piece);
     if (this.partialBytes <= MAX_FRAME_BYTES) {
       this.partial.push(piece);
       return;
     }
+    this.partial.push(piece);
+    const line = this.partial;
+    let head = "";
+    for (let i = 0; i < line.length && head.length < FRAME_ID_SCAN_CHARS; i++) head += line[i];
+    this.discarding = { head: head.slice(0, FRAME_ID_SCAN_CHARS), tail: piece.slice(-FRAME_ID_SCAN_CHARS) };
     this.partial = [];
-    this.discarding = true;
-    this.write({
-      jsonrpc: "2.0",
-      id: null,
-      error: {
-        code: -32600,
-        message: `A message was larger than ${MAX_FRAME_BYTES} bytes and was dropped. Pass large content as a file path instead.`,
-      },
-    });
+  }
+
+  /**
+   * Answers a dropped oversized line. A request gets its answer under its own id (read from the line's first
+   * or last characters, where clients put it), so its caller learns at once instead of waiting for a time-out.
+   */
+  private refuseOversized({ head, tail }: { head: string; tail: string }): void {
+    const id = oversizedFrameId(head, tail);
+    const message = `A message was larger than ${MAX_FRAME_BYTES} bytes (${MAX_FRAME_BYTES / 1024 / 1024} MiB) and was dropped. Pass large content as a file path instead.`;
+    log.warn(`MCP: ${message}`);
+    this.write({ jsonrpc: "2.0", id, error: { code: -32600, message } });
   }
 
   /** The client closed its input: answer what it already asked (for a while), then close. */
@@ -188,6 +249,7 @@ export class StdioConnection implements MessageTransport {
   /** Tracks requests until answered; notifications/cancelled settles one without an answer. */
   private track(message: Message): void {
     if (typeof message.method !== "string") return;
+    if (OPEN_ENDED_METHODS.has(message.method)) return;
     if (message.id !== undefined && message.id !== null) this.unanswered.add(message.id);
     else if (message.method === "notifications/cancelled") {
       this.settle(message.params?.requestId as JsonRpcId);

@@ -8,6 +8,7 @@ import {
   INPUT_END_DRAIN_MS,
   MAX_FRAME_BYTES,
   type OpeningData,
+  oversizedFrameId,
   StdioConnection,
 } from "../../src/mcp/stdio-connection.js";
 import { builtinTools, toMcpTools } from "../../src/registry.js";
@@ -190,6 +191,22 @@ describe("StdioConnection when the client ends its input", () => {
     expect(lines).toEqual([]);
   });
 
+  it("does not wait for the answer to a subscription the client ended with its input", async () => {
+    const { connection, send, input } = harness(undefined);
+    connection.onmessage = () => {};
+    await connection.start();
+    send({ jsonrpc: "2.0", id: 3, method: "subscriptions/listen", params: {} });
+    send({ jsonrpc: "2.0", id: 4, method: "tools/list", params: {} });
+    input.end();
+    let closed = false;
+    void connection.whenClosed.then(() => (closed = true));
+    await new Promise((r) => setImmediate(r));
+    expect(closed).toBe(false); // tools/list is still owed an answer
+    await connection.send({ jsonrpc: "2.0", id: 4, result: { tools: [] } });
+    await new Promise((r) => setImmediate(r));
+    expect(closed).toBe(true);
+  });
+
   it("tells the server it is not needed when everything asked was answered by the opening", async () => {
     const { connection, send, input } = harness();
     send(initialize(1));
@@ -213,8 +230,50 @@ describe("StdioConnection framing", () => {
     send({ jsonrpc: "2.0", id: 2, method: "ping" });
     await tick();
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatchObject({ id: null, error: { code: -32600 } });
+    expect(lines[0]).toMatchObject({ id: 1, error: { code: -32600 } });
+    expect((lines[0] as { error: { message: string } }).error.message).toContain("file path");
     expect(seen).toEqual([{ jsonrpc: "2.0", id: 2, method: "ping" }]);
+  });
+
+  it("answers an oversized request under the id it put last, and one without a readable id with null", async () => {
+    const { connection, lines, tick, input } = harness(undefined);
+    connection.onmessage = () => {};
+    await connection.start();
+    const pad = "x".repeat(MAX_FRAME_BYTES + 1);
+    // An "id" inside params comes first; the request's own id is the object's last member.
+    input.write(
+      `{"jsonrpc":"2.0","method":"tools/call","params":{"id":7,"arguments":{"c":"${pad}"}},"id":"call-9"}\n`,
+    );
+    input.write(`{"jsonrpc":"2.0","method":"notifications/x","params":{"c":"${pad}"}}\n`);
+    await tick();
+    expect(lines).toMatchObject([
+      { id: "call-9", error: { code: -32600 } },
+      { id: null, error: { code: -32600 } },
+    ]);
+  });
+});
+
+describe("oversizedFrameId", () => {
+  it("reads the top-level id from the first characters, following strings and nesting", () => {
+    expect(oversizedFrameId('{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"a":"', "")).toBe(12);
+    expect(oversizedFrameId('{ "id" : "a\\"b" , "method":', "")).toBe('a"b');
+    expect(oversizedFrameId('{"params":{"id":3},"method":"x","id":4,"p":"', "")).toBe(4);
+    // "id" as a value, and inside a string, is not a key.
+    expect(oversizedFrameId('{"method":"id","x":"\\"id\\":5,","params":{"id":6,"pad":"', "")).toBeNull();
+  });
+
+  it("reads it from the last characters when it is the object's last member", () => {
+    expect(oversizedFrameId('{"params":{"pad":"', 'xx"}},"id":-3}\r')).toBe(-3);
+    expect(oversizedFrameId('{"params":{"pad":"', 'xx"},"id":"q"} ')).toBe("q");
+    // The key `x\"id` ends in "id" but is not it; nor is an id of a nested object.
+    expect(oversizedFrameId('{"params":{"pad":"', 'x","x\\"id":5}')).toBeNull();
+    expect(oversizedFrameId('{"params":{"pad":"', 'x","o":{"id":5}}')).toBeNull();
+  });
+
+  it("takes only ids MCP allows", () => {
+    expect(oversizedFrameId('{"id":1.5,"method":"x","p":"', "")).toBeNull();
+    expect(oversizedFrameId('{"id":null,"method":"x","p":"', "")).toBeNull();
+    expect(oversizedFrameId("", ',"id":99999999999999999999}')).toBeNull();
   });
 
   it("reads a large frame that arrives in many chunks", async () => {
