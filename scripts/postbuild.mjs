@@ -63,8 +63,11 @@ const builtinsRequired = {
       contents: [
         `const builtin = require(${JSON.stringify(path)});`,
         `Object.defineProperty(exports, "__esModule", { value: true });`,
+        // Hidden exports (fs.F_OK, crypto.fips: deprecated ones) stay hidden, so enumerating a namespace
+        // warns no more than Node's own would. Object.keys loads nothing lazily; a descriptor read would.
+        "const shown = new Set(Object.keys(builtin));",
         "for (const key of Object.getOwnPropertyNames(builtin))",
-        `  if (key !== "default") Object.defineProperty(exports, key, { get: () => builtin[key], enumerable: true });`,
+        `  if (key !== "default") Object.defineProperty(exports, key, { get: () => builtin[key], enumerable: shown.has(key) });`,
         `Object.defineProperty(exports, "default", { value: builtin, enumerable: true });`,
       ].join("\n"),
       loader: "js",

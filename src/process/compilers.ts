@@ -1,4 +1,4 @@
-import { cachedDataVersionTag, setFlagsFromString } from "node:v8";
+import { log } from "../core/log.js";
 
 /**
  * V8's optimizing compilers (TurboFan; Maglev where this Node runs it) held off while a long-running host
@@ -28,6 +28,12 @@ const OPTIMIZING_COMPILERS = ["turbofan", "maglev"] as const;
  */
 const TURNED_OFF_WITH_COMPILERS = [{ flag: "osr-from-maglev", sinceV8: 12 }] as const;
 const V8_MAJOR = Number(process.versions.v8.split(".")[0]);
+/**
+ * The newest V8 whose implications TURNED_OFF_WITH_COMPILERS is known to cover (Node 24's 13.6). A newer V8
+ * may turn off another flag with TurboFan that resuming would leave off, so calls would run slower for good:
+ * there the compilers are not held, which costs idle memory only.
+ */
+export const NEWEST_VERIFIED_V8_MAJOR = 13;
 
 /**
  * What a hold turned off, kept on the global object under a registered symbol: the entry that holds the
@@ -37,37 +43,56 @@ const V8_MAJOR = Number(process.versions.v8.split(".")[0]);
 const HELD = Symbol.for("cc-tools.held-compilers");
 const holder = globalThis as { [HELD]?: string[] };
 
+/**
+ * node:v8, taken when a hold starts rather than imported: the entry is bundled into one file, where an
+ * import would load node:v8 first thing for every command (`--version`, `run`), not only `mcp`.
+ */
+const v8 = () => process.getBuiltinModule("node:v8");
+
 /** Turns `--no-<flag>` on; true when that changed it (it was on). */
 function turnOff(flag: string): boolean {
+  const { cachedDataVersionTag, setFlagsFromString } = v8();
   const before = cachedDataVersionTag();
   setFlagsFromString(`--no-${flag}`);
   return cachedDataVersionTag() !== before;
 }
 
-/** Turns V8's optimizing compilers off until resumeOptimizingCompilers(); a second hold does nothing. */
+/**
+ * Turns V8's optimizing compilers off until resumeOptimizingCompilers(); a second hold does nothing, and
+ * neither does a hold on a V8 newer than NEWEST_VERIFIED_V8_MAJOR. Never throws: a hold is an optimization.
+ */
 export function holdOptimizingCompilers(): void {
-  if (holder[HELD]) return;
+  if (holder[HELD] || V8_MAJOR > NEWEST_VERIFIED_V8_MAJOR) return;
   const held: string[] = [];
   try {
     // Which of the flags a compiler takes with it are on now (each turned off and at once on again).
     for (const { flag, sinceV8 } of TURNED_OFF_WITH_COMPILERS) {
       if (V8_MAJOR < sinceV8 || !turnOff(flag)) continue;
-      setFlagsFromString(`--${flag}`);
+      v8().setFlagsFromString(`--${flag}`);
       held.push(flag);
     }
     for (const compiler of OPTIMIZING_COMPILERS) if (turnOff(compiler)) held.push(compiler);
+  } catch (error) {
+    log.debug("could not hold the optimizing compilers", error);
   } finally {
     holder[HELD] = held;
   }
 }
 
-/** Turns back on what holdOptimizingCompilers() turned off; nothing when nothing is held. */
+/** Turns back on what holdOptimizingCompilers() turned off; nothing when nothing is held. Never throws. */
 export function resumeOptimizingCompilers(): void {
   const held = holder[HELD];
   if (!held) return;
   delete holder[HELD];
-  // The compilers first: turning one on again does not bring back a flag it took with it.
-  for (const flag of [...held].reverse()) setFlagsFromString(`--${flag}`);
+  // The compilers first: turning one on again does not bring back a flag it took with it. Each flag on its
+  // own, so one that fails leaves the others turned back on.
+  for (const flag of [...held].reverse()) {
+    try {
+      v8().setFlagsFromString(`--${flag}`);
+    } catch (error) {
+      log.debug(`could not turn --${flag} back on`, error);
+    }
+  }
 }
 
 /** The compilers held off now (for tests and diagnostics). */

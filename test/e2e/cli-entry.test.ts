@@ -149,7 +149,8 @@ describe("the cc-tools entry", () => {
   it("waits for its client at the size it needs: compilers held, no HTTP or readline, loading's garbage collected", async () => {
     // What a server does between its opening and its first call decides its idle RSS (docs/PERFORMANCE.md,
     // "Idle RSS"). On SIGUSR2 a preload writes whether TurboFan is on (turning it off changes V8's flag
-    // tag only if it was on; it is then turned back on) and the built-ins loaded.
+    // tag only if it was on; it is then turned back on, but on Node 22 --osr-from-maglev, which V8 turns off
+    // with it, stays off: each probe is the last thing its process is asked) and the built-ins loaded.
     const dir = tempDir();
     writeFileSync(join(dir, "a.txt"), "hello\n");
     const state = join(dir, "state.json");

@@ -67,8 +67,22 @@ describe("holding V8's optimizing compilers while a host loads", () => {
       ["--trace-opt"],
     );
     const [held, resumed] = trace.split("RESUMING");
-    expect(held).not.toMatch(/completed (compiling|optimizing) .*hotSum.*TURBOFAN/);
+    expect(held).not.toMatch(/completed (compiling|optimizing) .*hotSum.*(TURBOFAN|MAGLEV)/);
     expect(resumed).toMatch(/completed (compiling|optimizing) .*hotSum.*TURBOFAN/);
+  });
+
+  it("holds Maglev too where V8 runs it by default (from V8 13, Node 24)", () => {
+    const out = JSON.parse(
+      inFreshProcess(`
+        const start = tag();
+        compilers.holdOptimizingCompilers();
+        const held = [...compilers.heldCompilers()];
+        compilers.resumeOptimizingCompilers();
+        console.log(JSON.stringify({ start, held, resumed: tag() }));`),
+    ) as { start: number; held: string[]; resumed: number };
+    const maglevRuns = Number(process.versions.v8.split(".")[0]) >= 13;
+    expect(out.held).toEqual(maglevRuns ? ["turbofan", "maglev"] : ["turbofan"]);
+    expect(out.resumed).toBe(out.start);
   });
 
   it("leaves a compiler someone turned off off", () => {
