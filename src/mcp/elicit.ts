@@ -154,6 +154,14 @@ export function elicitationHandler(clientSupportsElicitation: () => boolean): Pe
     interactive: true,
     async ask(request, signal) {
       const call = currentRequest.getStore();
+      // A 2026-07-28 request carries its envelope. That revision asks the user by returning the call
+      // unfinished (inputRequired) and has no requests to the client; cc-tools asks only through the latter.
+      if (call?.mcpReq.envelope !== undefined) {
+        return noOneAsked(
+          request,
+          "this client speaks MCP's 2026-07-28 revision, in which cc-tools cannot ask yet; it asks clients on a 2025 revision that support elicitation",
+        );
+      }
       if (!call || !clientSupportsElicitation()) {
         return noOneAsked(request, "this MCP client cannot show cc-tools' questions");
       }

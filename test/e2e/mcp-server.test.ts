@@ -47,6 +47,35 @@ const text = (result: { content?: unknown }) =>
   ((result.content ?? []) as Array<{ text?: string }>).map((b) => b.text ?? "").join("\n");
 
 describe("cc-tools mcp (built CLI) with the SDK client", () => {
+  it("serves a client pinned to the 2026-07-28 revision, and tells it why it was not asked", async () => {
+    const { dir, env } = workspace();
+    const client = new Client(
+      { name: "modern", version: "1" },
+      { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: "2026-07-28" } } },
+    );
+    client.setRequestHandler("elicitation/create", () => ({
+      action: "accept",
+      content: { decision: "Allow once" },
+    }));
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [CLI, "mcp", "--cwd", dir],
+        env: { ...(process.env as Record<string, string>), ...env },
+        stderr: "ignore",
+      }),
+    );
+    clients.push(client);
+    const inside = await client.callTool({ name: "Bash", arguments: { command: "echo modern" } });
+    expect(text(inside)).toContain("modern");
+    // Outside the workspace needs the user; this revision has no way for cc-tools to ask yet.
+    const outside = join(tempDir(), "x.txt");
+    const result = await client.callTool({ name: "Write", arguments: { file_path: outside, content: "x" } });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toContain("2026-07-28 revision");
+    expect(existsSync(outside)).toBe(false);
+  });
+
   it("lists the tools and runs Bash; errors come back as isError", async () => {
     const { dir, env } = workspace();
     const client = await serve(dir, env, ["--permission-mode", "bypassPermissions"]);
