@@ -118,10 +118,13 @@ export interface SandboxAhead {
   /** The command's arguments before `--chdir DIR -- command…`. */
   prefix: readonly string[];
   /**
-   * The paths those arguments bind read-only over themselves that the sandbox gets only when its command
-   * comes (stand-ins for missing control files, which must not wait in the workspace: sandbox/mounter.ts).
+   * The paths over which those arguments bind an empty read-only directory (`standInSource`) that the
+   * sandbox gets only when its command comes (stand-ins for missing control files, whose placeholders must
+   * not wait in the workspace: sandbox/mounter.ts).
    */
   standIns: readonly string[];
+  /** The empty directory bound over each stand-in. */
+  standInSource: string;
   /** What the waiting sandbox is started with: `prefix` without the stand-ins' `--ro-bind`s. */
   startPrefix: readonly string[];
   /** The mount points `startPrefix` makes, each of which the sandbox must have once it is set up. */
@@ -247,7 +250,7 @@ export class PrestartedShell {
           stdio: ["pipe", "ignore", "ignore", "pipe", "pipe"],
         });
     if (sandbox) {
-      if (sandbox.standIns.length > 0) this.mounter = new StandInMounter();
+      if (sandbox.standIns.length > 0) this.mounter = new StandInMounter(sandbox.standInSource);
       (this.child.stdio[3] as Readable).once("data", () => this.sandboxReady());
       // A file system the host unmounts stays mounted in the waiting sandbox (and busy) until it ends.
       this.hostWatch = setInterval(() => {
@@ -308,7 +311,7 @@ export class PrestartedShell {
    * Before a command launched with bubblewrap arguments `file args` is handed over: mounts the stand-ins
    * they bind, and checks the sandbox's mount table, which must be the one it was set up with plus one
    * read-only mount at each stand-in. The stand-ins must be the placeholders the launch holds (a path
-   * bound over itself because it is missing, not a control file that appeared meanwhile, maybe as a
+   * covered by an empty directory because it is missing, not a control file that appeared meanwhile, maybe as a
    * symlink bubblewrap would follow). Anything else, and the sandbox is killed (the command then spawns
    * bubblewrap as before). A no-op for a sandbox without stand-ins or for other arguments.
    */

@@ -7,12 +7,20 @@ import { BWRAP_ISOLATION } from "./probe.js";
 import { PROXY_SOCKET_INSIDE } from "./proxy-socket.js";
 
 /**
- * Masked directories become an empty tmpfs with mode 000; masked files get `emptyFile` (empty, mode 000)
+ * Masked directories become an empty tmpfs with mode 000; masked files get `blanks.file` (empty, mode 000)
  * bound over them. Nobody inside has the capability to bypass the mode.
  */
 const UNREADABLE_DIR = (path: string) => ["--perms", "0000", "--tmpfs", path];
 
 const byDepth = (a: string, b: string) => a.split("/").length - b.split("/").length || byCodeUnits(a, b);
+
+/** Empty stand-ins bound over paths (sandbox/launch.ts keeps one pair per user). */
+export interface SandboxBlanks {
+  /** An empty file of mode 000, over each masked file. */
+  file: string;
+  /** An empty read-only directory, over each placeholder (which holds markers the command must not see). */
+  dir: string;
+}
 
 /** What hides the Unix sockets: whole directories below /tmp, single files elsewhere. */
 export interface SocketMasks {
@@ -90,7 +98,7 @@ function resolvedOr(path: string): string {
  */
 export function bwrapArgs(
   policy: SandboxPolicy,
-  emptyFile: string,
+  blanks: SandboxBlanks,
   options: {
     cwd: string;
     disableUserns: boolean;
@@ -114,10 +122,14 @@ export function bwrapArgs(
   if (options.proxySocket) args.push("--ro-bind", options.proxySocket, PROXY_SOCKET_INSIDE);
   for (const path of [...policy.writable].sort(byDepth)) args.push("--bind", path, path);
   for (const path of [...policy.pinned].sort(byDepth)) args.push("--bind", path, path);
-  for (const path of [...policy.readOnly, ...policy.placeholders].sort(byDepth))
-    args.push("--ro-bind", path, path);
+  const readOnly = [
+    ...policy.readOnly.map((path) => [path, path] as const),
+    ...policy.placeholders.map((path) => [blanks.dir, path] as const),
+  ];
+  for (const [source, path] of readOnly.sort((a, b) => byDepth(a[1], b[1])))
+    args.push("--ro-bind", source, path);
   for (const mask of [...policy.masked].sort((a, b) => byDepth(a.path, b.path))) {
-    args.push(...(mask.kind === "dir" ? UNREADABLE_DIR(mask.path) : ["--ro-bind", emptyFile, mask.path]));
+    args.push(...(mask.kind === "dir" ? UNREADABLE_DIR(mask.path) : ["--ro-bind", blanks.file, mask.path]));
   }
   for (const path of [...policy.unmasked].sort(byDepth)) args.push("--ro-bind", path, path);
   args.push(...BWRAP_ISOLATION);

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { chmodSync, existsSync, lstatSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ToolContext } from "../core/context.js";
@@ -8,7 +8,7 @@ import { once } from "../core/once.js";
 import { isWithin } from "../fs/canonical.js";
 import type { SandboxAhead } from "../process/prestart.js";
 import { shQuote } from "../process/shells.js";
-import { bwrapArgs, mountPoints, socketsToHide } from "./bwrap.js";
+import { bwrapArgs, mountPoints, type SandboxBlanks, socketsToHide } from "./bwrap.js";
 import {
   type CommandRequest,
   commandSandboxed,
@@ -158,7 +158,7 @@ export interface Launch extends SpawnSpec {
   launcherNames?: readonly string[];
   /** The command runs in a PID namespace that dies with it (bubblewrap): see SuperviseOptions.contained. */
   contained?: boolean;
-  /** The placeholders this launch holds, each bound read-only over itself (bubblewrap only). */
+  /** The placeholders this launch holds, each with an empty read-only directory bound over it (bubblewrap only). */
   standIns?: readonly string[];
   /** Why the command runs (or not) in the sandbox. */
   why: string;
@@ -173,13 +173,16 @@ export interface Launch extends SpawnSpec {
 }
 
 /**
- * The empty, mode-000 file bound over masked files: one per user, kept for good (it is empty) where the
- * sandbox cannot write (~/.cache/cc-tools/sandbox-masks, not the sandbox's writable cache), so no process
- * leaves one behind. A file there that is not ours, not empty or readable is replaced.
+ * What the sandbox binds over paths, kept for good (both are empty) where the sandbox cannot write
+ * (~/.cache/cc-tools/sandbox-masks, not the sandbox's writable cache), one pair per user, so no process
+ * leaves one behind: an empty, mode-000 file over masked files, and an empty read-only directory over each
+ * placeholder. The placeholder itself is not shown: its markers (placeholder.ts) would be files in the
+ * workspace to the command, and `git add -A` would commit them. Anything there that is not ours, not empty
+ * or of the wrong mode is replaced.
  */
-let emptyFile: string | undefined;
-function unreadableEmptyFile(): string {
-  if (emptyFile) return emptyFile;
+let blanks: SandboxBlanks | undefined;
+function sandboxBlanks(): SandboxBlanks {
+  if (blanks) return blanks;
   const uid = process.getuid?.() ?? -1;
   for (const dir of [
     join(homedir(), ".cache", "cc-tools", "sandbox-masks"),
@@ -196,17 +199,33 @@ function unreadableEmptyFile(): string {
         writeFileSync(file, "", { mode: 0o000, flag: "wx" });
         chmodSync(file, 0o000);
       }
-      emptyFile = file;
-      return file;
+      const emptyDir = join(dir, "empty-dir");
+      const dirStat = lstatSync(emptyDir, { throwIfNoEntry: false });
+      if (
+        !dirStat?.isDirectory() ||
+        (dirStat.mode & 0o777) !== EMPTY_DIR_MODE ||
+        dirStat.uid !== uid ||
+        readdirSync(emptyDir).length > 0
+      ) {
+        if (dirStat?.isDirectory()) chmodSync(emptyDir, 0o700);
+        rmSync(emptyDir, { force: true, recursive: true });
+        mkdirSync(emptyDir, { mode: EMPTY_DIR_MODE });
+        chmodSync(emptyDir, EMPTY_DIR_MODE);
+      }
+      blanks = { file, dir: emptyDir };
+      return blanks;
     } catch {
       // not writable here: try the next place
     }
   }
   throw new ToolError(
-    "The sandbox cannot hide Read-denied files: no place for its empty stand-in file (~/.cache/cc-tools or the temp dir) is writable.",
+    "The sandbox cannot hide Read-denied files or stand in for missing control files: no place for its empty stand-ins (~/.cache/cc-tools or the temp dir) is writable.",
     { beforeRun: true },
   );
 }
+
+/** The empty directory's mode: what a placeholder's own (a directory nobody writes) would show. */
+const EMPTY_DIR_MODE = 0o555;
 
 /** Variables that send HTTP clients (curl, git, npm, pip, Node with NODE_USE_ENV_PROXY) through the proxy. */
 function proxyEnv(url: string): Record<string, string> {
@@ -352,7 +371,7 @@ function bubblewrap(
   for (const dir of socketDirsSeen)
     if (!lstatSync(dir, { throwIfNoEntry: false })?.isDirectory()) socketDirsSeen.delete(dir);
   for (const dir of options.sockets.dirs) socketDirsSeen.add(dir);
-  return { file: availability.path, args: bwrapArgs(policy, unreadableEmptyFile(), options, command) };
+  return { file: availability.path, args: bwrapArgs(policy, sandboxBlanks(), options, command) };
 }
 
 /**
@@ -377,7 +396,7 @@ export function sandboxAhead(ctx: ToolContext): SandboxAhead | undefined {
   if (standIns.length > 0 && !canMountStandInsLate()) return undefined;
   const { file, args } = bubblewrap(policy, availability, "/", []);
   const prefix = args.slice(0, -3);
-  const startPrefix = withoutReadOnlyBinds(prefix, standIns);
+  const startPrefix = withoutStandIns(prefix, standIns);
   const points = mountPoints(startPrefix);
   const all = mountPoints(prefix);
   if (!points || !all) return undefined;
@@ -385,14 +404,15 @@ export function sandboxAhead(ctx: ToolContext): SandboxAhead | undefined {
     const later = all.slice(all.lastIndexOf(standIn) + 1);
     if (later.some((point) => isWithin(point, standIn) || isWithin(standIn, point))) return undefined;
   }
-  return { file, prefix, standIns, startPrefix, mountPoints: points };
+  return { file, prefix, standIns, standInSource: sandboxBlanks().dir, startPrefix, mountPoints: points };
 }
 
-/** `args` without the `--ro-bind PATH PATH` of each of `paths`. */
-function withoutReadOnlyBinds(args: readonly string[], paths: readonly string[]): string[] {
+/** `args` without the `--ro-bind EMPTY-DIR PATH` of each stand-in in `paths`. */
+function withoutStandIns(args: readonly string[], paths: readonly string[]): string[] {
+  const { dir } = sandboxBlanks();
   const kept: string[] = [];
   for (let i = 0; i < args.length; i++) {
-    if (args[i] === "--ro-bind" && paths.includes(args[i + 1]!) && args[i + 2] === args[i + 1]) i += 2;
+    if (args[i] === "--ro-bind" && args[i + 1] === dir && paths.includes(args[i + 2]!)) i += 2;
     else kept.push(args[i]!);
   }
   return kept;

@@ -9,21 +9,23 @@ import { hostProgram } from "../process/shells.js";
  * kept from being created by a read-only mount over an empty directory in its place, the placeholder. Made
  * by bubblewrap, that directory would have to stay in the user's workspace for as long as the sandbox
  * waits; so the sandbox waits without those mounts, and when its command comes (and has made its
- * placeholders, as bubblewrap would) this helper adds them, each as `--ro-bind PATH PATH` would, before the
- * command is handed over. The helper is killed then: no process of it is left when the command runs.
+ * placeholders, as bubblewrap would) this helper adds them, each as `--ro-bind EMPTY-DIR PATH` would (an
+ * empty directory over the placeholder, whose markers the command must not see), before the command is
+ * handed over. The helper is killed then: no process of it is left when the command runs.
  *
  * It is a small Perl program (perl-base is part of every Debian and Ubuntu system; where perl is missing, or
  * the architecture's setns number is not known here, bubblewrap starts per command as before). It joins
  * the sandbox's mount namespace and the user namespace that owns it (NS_GET_USERNS: bubblewrap's first
  * one, where this user holds every capability, not the nested one its command runs in), and mounts with
- * the new mount API: open_tree clones the placeholder, mount_setattr makes the clone read-only (adding
- * nosuid and nodev, as bubblewrap does, and keeping every flag the kernel locked), move_mount puts it in
- * place. It mounts directories only (a placeholder is one): a symlink put in a placeholder's place would be
- * bound as itself, where bubblewrap follows it. prestart.ts checks the result in the mount table. It starts
+ * the new mount API: open_tree clones the empty directory, mount_setattr makes the clone read-only (adding
+ * nosuid and nodev, as bubblewrap does, and keeping every flag the kernel locked), move_mount puts it on
+ * the placeholder. It mounts on directories only (a placeholder is one): move_mount does not follow a
+ * symlink put in a placeholder's place, and refuses to put a directory on it, where bubblewrap follows it. prestart.ts checks the result in the mount table. It starts
  * with the sandbox (perl's own start overlaps bubblewrap's) and joins it once told its init's pid.
  */
 const MOUNTER_SOURCE = `
 my $setns = 0 + $ARGV[0];
+my $source = $ARGV[1];
 my $pid = <STDIN>;
 defined $pid or exit 0;
 chomp $pid;
@@ -40,11 +42,11 @@ while (my $line = <STDIN>) {
   for my $hex (split / /, $line) {
     my $path = pack("H*", $hex);
     my $none = "";
-    my $tree = syscall(428, -100, $path, 0x1 | 0x100 | 0x8000 | 0x80000);
-    if ($tree < 0) { $error = "open_tree $path: $!"; last }
+    my $tree = syscall(428, -100, $source, 0x1 | 0x100 | 0x8000 | 0x80000);
+    if ($tree < 0) { $error = "open_tree $source: $!"; last }
     open(my $held, "<&=", $tree) or die "fdopen: $!\\n";
     my @stat = stat($held);
-    if (!@stat || ($stat[2] & 0170000) != 0040000) { $error = "not a directory: $path"; last }
+    if (!@stat || ($stat[2] & 0170000) != 0040000) { $error = "not a directory: $source"; last }
     my $attr = pack("QQQQ", 0x1 | 0x2 | 0x4, 0, 0, 0);
     my $set = syscall(442, $tree, $none, 0x1000 | 0x8000, $attr, 32);
     my $moved = $set == 0 ? syscall(429, $tree, $none, -100, $path, 0x4) : -1;
@@ -97,14 +99,15 @@ export class StandInMounter {
   private isReady = false;
   private ended = false;
 
-  constructor() {
+  /** `source`: the empty directory to bind over each stand-in. */
+  constructor(source: string) {
     const command = mounterCommand();
     if (!command) {
       this.ended = true;
       return;
     }
     // A clean environment: PERL5OPT, PERL5LIB and the like would run code of the environment's choosing.
-    this.child = spawn(command.perl, ["-e", MOUNTER_SOURCE, String(command.setns)], {
+    this.child = spawn(command.perl, ["-e", MOUNTER_SOURCE, String(command.setns), source], {
       cwd: "/",
       env: { PATH: "/usr/bin:/bin", LC_ALL: "C" },
       detached: true,
@@ -136,7 +139,7 @@ export class StandInMounter {
   }
 
   /**
-   * Mounts each path read-only over itself inside the sandbox. False when it has not joined the sandbox in
+   * Mounts the empty directory read-only over each path inside the sandbox. False when it has not joined the sandbox in
    * time (JOIN_WAIT_MS) or is busy with another request: nothing was mounted and nothing failed. Rejects
    * saying why when mounting failed or the helper ended.
    */

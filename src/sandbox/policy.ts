@@ -53,7 +53,9 @@ export interface SandboxPolicy {
   /**
    * Control paths that do not exist: an empty directory stands in for each while the command runs, so it
    * cannot create them (a new .mcp.json or hook script would run outside the sandbox in the next session).
-   * An empty directory, not a file, so `git add -A` inside has nothing to pick up.
+   * A directory, not a file, and bubblewrap shows the command an empty one over it (bwrap.ts), not the
+   * placeholder with its markers, so `git add -A` inside has nothing to pick up. (macOS has no mounts: there
+   * the markers stay visible to the command.)
    */
   placeholders: string[];
   /**

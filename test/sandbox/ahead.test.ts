@@ -483,6 +483,25 @@ function mounterProcesses(): string[] {
 }
 
 describe("a sandbox started ahead where control files are missing", () => {
+  it("shows the command an empty directory where a control file is missing, so git has nothing to add", async () => {
+    const { ctx, ws } = bare();
+    // A repository without .claude/ or .mcp.json: both get stand-ins, each holding this process's marker.
+    execFileSync("git", ["init", "-q", ws]);
+    writeFileSync(join(ws, "a.txt"), "a\n");
+    const check = "ls -A .claude .mcp.json; git add -A && git status --porcelain";
+    // First in a sandbox of its own, then in one started ahead, whose stand-ins come with the command.
+    for (const ahead of [false, true]) {
+      const shell = ahead ? await waitingSandbox(ctx) : undefined;
+      const { result, text } = await bash(ctx, check);
+      if (shell) expect(shell.ran).toBe(true);
+      expect(result.isError, text).toBe(false);
+      expect(text).not.toContain("cc-tools-sandbox");
+      expect(text.split("\n").filter((line) => /^[AM?]/.test(line))).toEqual(["A  a.txt"]);
+    }
+    await nextTurn();
+    expect(readdirSync(ws).sort()).toEqual([".git", "a.txt"]);
+  });
+
   it("waits without stand-ins in the workspace, and gets them before its command runs", async () => {
     const { ctx, ws, outside } = bare();
     for (const command of [

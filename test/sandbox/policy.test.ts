@@ -31,11 +31,13 @@ const policy: SandboxPolicy = {
   cacheDir: "/c",
 };
 
+const blanks = { file: "/m/f", dir: "/m/d" };
+
 describe("bubblewrap arguments", () => {
   it("layer read-only root, writable places, pins, control files, masks, then re-allowed reads, and isolate", () => {
     const args = bwrapArgs(
       policy,
-      "/m/f",
+      blanks,
       { cwd: "/ws", disableUserns: true, sockets: { dirs: ["/tmp/tmux-0"], files: ["/tmp/x.sock"] } },
       ["bash", "-c", "echo"],
     ).join(" ");
@@ -62,17 +64,18 @@ describe("bubblewrap arguments", () => {
     ).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);
     expect(args).toContain("--ro-bind /m/f /ws/.env");
-    expect(args).toContain("--ro-bind /ws/.mcp.json /ws/.mcp.json");
+    // A placeholder is covered by an empty directory: its markers are not the command's to see (or commit).
+    expect(args).toContain("--ro-bind /m/d /ws/.mcp.json");
   });
 
   it("makes the command the PID namespace's init only when asked (--as-pid-1, before the command)", () => {
     const sockets = { dirs: [], files: [] };
     const command = ["sh", "-c", "x"];
-    const plain = bwrapArgs(policy, "/m/f", { cwd: "/ws", disableUserns: true, sockets }, command);
+    const plain = bwrapArgs(policy, blanks, { cwd: "/ws", disableUserns: true, sockets }, command);
     expect(plain).not.toContain("--as-pid-1");
     const init = bwrapArgs(
       policy,
-      "/m/f",
+      blanks,
       { cwd: "/ws", disableUserns: true, sockets, asPid1: true },
       command,
     );
