@@ -160,6 +160,8 @@ export class StdioConnection implements MessageTransport {
   /** Whether the client said it supports elicitation (tools that ask the user are listed only then). */
   private clientElicits = false;
   private idleTimer: NodeJS.Timeout | undefined;
+  /** Resolves when the output, full, has drained; undefined while it takes writes. */
+  private drained: Promise<void> | undefined;
 
   constructor(
     private readonly input: NodeJS.ReadableStream,
@@ -370,10 +372,16 @@ export class StdioConnection implements MessageTransport {
 
   private write(message: Message): Promise<void> {
     if (this.closed) return Promise.resolve();
-    return new Promise((resolve) => {
-      if (this.output.write(`${JSON.stringify(message)}\n`)) resolve();
-      else this.output.once("drain", () => resolve());
-    });
+    if (this.output.write(`${JSON.stringify(message)}\n`)) return this.drained ?? Promise.resolve();
+    // One wait for the output to drain, shared by every answer written meanwhile (a listener each would
+    // pile up on a client that reads slowly).
+    this.drained ??= new Promise<void>((resolve) =>
+      this.output.once("drain", () => {
+        this.drained = undefined;
+        resolve();
+      }),
+    );
+    return this.drained;
   }
 
   async close(): Promise<void> {

@@ -276,6 +276,26 @@ describe("oversizedFrameId", () => {
     expect(oversizedFrameId("", ',"id":99999999999999999999}')).toBeNull();
   });
 
+  it("waits once for a slow reader to drain, however many answers are queued", async () => {
+    const input = new PassThrough();
+    const output = new PassThrough({ highWaterMark: 64 });
+    const connection = new StdioConnection(input, output, undefined);
+    await connection.start();
+    const sent = Array.from({ length: 40 }, (_, id) =>
+      connection.send({ jsonrpc: "2.0", id, result: { text: "x".repeat(100) } }),
+    );
+    expect(output.listenerCount("drain")).toBeLessThanOrEqual(1);
+    let text = "";
+    output.on("data", (chunk: Buffer) => (text += chunk));
+    await Promise.all(sent);
+    expect(
+      text
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line).id),
+    ).toEqual(Array.from({ length: 40 }, (_, id) => id));
+  });
+
   it("reads a large frame that arrives in many chunks", async () => {
     const { connection, input, tick } = harness(undefined);
     const seen: Array<{ params: { pad: string } }> = [];
