@@ -122,9 +122,53 @@ chmodSync(new URL("dist/bin/cc-tools.js", root), 0o755);
 // tools load (src/mcp/stdio-connection.ts). It is computed from the same code the server runs.
 const { builtinTools, toMcpTools } = await import(new URL("dist/registry.js", root).href);
 const { serverIdentity } = await import(new URL("dist/mcp/identity.js", root).href);
-const { SUPPORTED_PROTOCOL_VERSIONS } = await import("@modelcontextprotocol/server");
+const { SUPPORTED_PROTOCOL_VERSIONS, Server } = await import("@modelcontextprotocol/server");
+/** The revision the recorded answers are asked in; the SDK's discover answer lists every one it serves. */
+const MODERN_REVISION = "2026-07-28";
+
+/**
+ * How the SDK's stdio server answers a 2026-07-28 client's `server/discover` and `tools/list` (less the
+ * tools): asked of it here, with the server's identity, so the opening answers them as it would.
+ */
+async function modernOpening() {
+  const { serveStdio } = await import("@modelcontextprotocol/server/stdio");
+  const { capabilities, serverInfo, instructions } = serverIdentity();
+  const sent = new Map();
+  const transport = {
+    start: async () => {},
+    send: async (m) => void sent.set(m.id, m),
+    close: async () => {},
+  };
+  const handle = serveStdio(
+    () => {
+      const server = new Server(serverInfo, { capabilities, instructions });
+      server.setRequestHandler("tools/list", () => ({ tools: [] }));
+      return server;
+    },
+    { transport },
+  );
+  const _meta = {
+    "io.modelcontextprotocol/protocolVersion": MODERN_REVISION,
+    "io.modelcontextprotocol/clientInfo": { name: "cc-tools-build", version: "1" },
+    "io.modelcontextprotocol/clientCapabilities": {},
+  };
+  transport.onmessage({ jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta } });
+  transport.onmessage({ jsonrpc: "2.0", id: 2, method: "tools/list", params: { _meta } });
+  for (let wait = 0; wait < 200 && sent.size < 2; wait++) await new Promise((r) => setTimeout(r, 10));
+  await handle.close();
+  const discover = sent.get(1)?.result;
+  const { tools, ...listStamp } = sent.get(2)?.result ?? {};
+  if (!discover?.supportedVersions || !Array.isArray(tools)) {
+    throw new Error(
+      `the SDK did not answer the 2026-07-28 opening as expected: ${JSON.stringify([...sent])}`,
+    );
+  }
+  return { discover, listStamp };
+}
+
 const opening = {
   protocolVersions: SUPPORTED_PROTOCOL_VERSIONS,
+  modern: await modernOpening(),
   ...serverIdentity(),
   tools: toMcpTools(builtinTools()),
   // What each tool needs of its host; the connection lists a tool only where the server will serve it.

@@ -34,6 +34,47 @@ export interface OpeningData {
   tools: unknown[];
   /** What tools need of their host (HostCapability values), by tool name; tools that need nothing are absent. */
   requires?: Record<string, string[]>;
+  /**
+   * For clients on the 2026-07-28 revision (no initialize; each request carries its `_meta` envelope): the
+   * SDK server's own answer to `server/discover`, and what it adds to a tools/list result (`resultType`,
+   * `_meta` with the server's identity...), as the build recorded them.
+   */
+  modern?: {
+    discover: { supportedVersions: string[] } & Record<string, unknown>;
+    listStamp: Record<string, unknown>;
+  };
+}
+
+/** The envelope keys a 2026-07-28 request carries in `params._meta`. */
+const ENVELOPE = {
+  version: "io.modelcontextprotocol/protocolVersion",
+  client: "io.modelcontextprotocol/clientInfo",
+  capabilities: "io.modelcontextprotocol/clientCapabilities",
+} as const;
+const ENVELOPE_PREFIX = "io.modelcontextprotocol/";
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === "object" && !Array.isArray(value);
+
+/**
+ * True for a 2026-07-28 request the opening may answer as the SDK would: params holding only `_meta`, whose
+ * envelope names a revision this server serves, the client (name and version) and its capabilities, and no
+ * other reserved key. Anything else (another key, a malformed envelope) is left to the SDK to answer.
+ */
+function plainModernRequest(message: Message, versions: readonly string[]): boolean {
+  const params = message.params ?? {};
+  const meta = params._meta;
+  if (!isObject(meta) || Object.keys(params).some((key) => key !== "_meta")) return false;
+  const reserved = Object.keys(meta).filter((key) => key.startsWith(ENVELOPE_PREFIX));
+  const client = meta[ENVELOPE.client];
+  return (
+    reserved.length === 3 &&
+    versions.includes(meta[ENVELOPE.version] as string) &&
+    isObject(client) &&
+    typeof client.name === "string" &&
+    typeof client.version === "string" &&
+    isObject(meta[ENVELOPE.capabilities])
+  );
 }
 
 /** What a stdio server can do for tools, known before it loads: who its client is, whether a model is set. */
@@ -154,8 +195,11 @@ export class StdioConnection implements MessageTransport {
   private drainTimer: NodeJS.Timeout | undefined;
   /** Messages read before the server attached, replayed to it in order. */
   private readonly backlog: Message[] = [];
-  /** Requests the opening already answered, with the result sent: the server's own answers are dropped. */
-  private readonly answered = new Map<JsonRpcId, string>();
+  /**
+   * Requests the opening answered that the server answers again once it attaches, with the result sent: the
+   * server's answers are compared with it and dropped.
+   */
+  private readonly answered = new Map<JsonRpcId, { method: string; result: string }>();
   private initializeAnswered = false;
   /** Whether the client said it supports elicitation (tools that ask the user are listed only then). */
   private clientElicits = false;
@@ -300,13 +344,31 @@ export class StdioConnection implements MessageTransport {
     this.answerOpening(message);
   }
 
-  /** Answers initialize and the first tools/list from the opening data; anything else needs the server. */
+  /**
+   * Answers initialize and the first tools/list from the opening data, or for a 2026-07-28 client
+   * server/discover and tools/list; anything else needs the server.
+   */
   private answerOpening(message: Message): void {
     const { opening } = this;
     const id = message.id;
     if (!opening || id === undefined || id === null) {
       if (message.method !== "notifications/initialized") this.signalNeedsServer(true);
       return;
+    }
+    const modern = opening.modern;
+    if (modern && plainModernRequest(message, modern.discover.supportedVersions)) {
+      if (message.method === "server/discover") {
+        // Left in the backlog: the server answers it too once it attaches, and that answer is compared.
+        this.expectFromServer(id, "server/discover", modern.discover);
+        this.answerFromOpening(id, modern.discover, true);
+        return;
+      }
+      if (message.method === "tools/list") {
+        // A 2026-07-28 server asks nobody (elicitation needs a 2025 revision): tools that ask are left out.
+        this.backlog.pop();
+        this.answerFromOpening(id, { tools: this.servedTools(false), ...modern.listStamp }, false);
+        return;
+      }
     }
     const version = message.params?.protocolVersion;
     if (
@@ -319,29 +381,49 @@ export class StdioConnection implements MessageTransport {
       this.clientElicits = Boolean(client.elicitation);
       const { capabilities, serverInfo, instructions } = opening;
       const result = { protocolVersion: version, capabilities, serverInfo, instructions };
-      this.answered.set(id, JSON.stringify(result));
-      this.write({ jsonrpc: "2.0", id, result });
-      this.settle(id);
-      this.idleTimer = setTimeout(() => this.signalNeedsServer(true), OPENING_IDLE_MS);
+      this.expectFromServer(id, "initialize", result);
+      this.answerFromOpening(id, result, true);
       return;
     }
     if (message.method === "tools/list" && this.initializeAnswered && message.params?.cursor === undefined) {
       this.backlog.pop(); // answered for good; the server need not see it
-      // The same filters as the server's own tools/list: what the host serves (AskUserQuestion only for a
-      // client that elicits), and this machine's shells, not the build machine's.
-      const tools = opening.tools.filter((tool) => {
-        const name = (tool as { name: string }).name;
-        const needs = opening.requires?.[name] ?? [];
-        return (
-          needs.every((c) => stdioSupports(c, this.clientElicits, this.modelConfigured)) &&
-          !toolUnavailable(name)
-        );
-      });
-      this.write({ jsonrpc: "2.0", id, result: { tools } });
-      this.settle(id);
+      this.answerFromOpening(id, { tools: this.servedTools(this.clientElicits) }, false);
+      return;
     }
     clearTimeout(this.idleTimer);
     this.signalNeedsServer(true);
+  }
+
+  /** Notes an answer the server will give again once it attaches (the request stays in the backlog). */
+  private expectFromServer(id: JsonRpcId, method: string, result: unknown): void {
+    this.answered.set(id, { method, result: JSON.stringify(result) });
+  }
+
+  /**
+   * Writes an answer of the opening. After the first (`more`: initialize, server/discover) the client's
+   * tools/list is waited for a while before the server loads anyway; after the tool list it loads at once.
+   */
+  private answerFromOpening(id: JsonRpcId, result: unknown, more: boolean): void {
+    this.write({ jsonrpc: "2.0", id, result });
+    this.settle(id);
+    clearTimeout(this.idleTimer);
+    if (more) this.idleTimer = setTimeout(() => this.signalNeedsServer(true), OPENING_IDLE_MS);
+    else this.signalNeedsServer(true);
+  }
+
+  /**
+   * The built-in tools as the server's own tools/list shows them: what the host serves (AskUserQuestion only
+   * for a client that elicits), and this machine's shells, not the build machine's.
+   */
+  private servedTools(clientElicits: boolean): unknown[] {
+    const opening = this.opening!;
+    return opening.tools.filter((tool) => {
+      const name = (tool as { name: string }).name;
+      const needs = opening.requires?.[name] ?? [];
+      return (
+        needs.every((c) => stdioSupports(c, clientElicits, this.modelConfigured)) && !toolUnavailable(name)
+      );
+    });
   }
 
   /** Called by the SDK when the server attaches: the backlog is replayed, then messages flow through. */
@@ -356,11 +438,12 @@ export class StdioConnection implements MessageTransport {
   async send(message: Message): Promise<void> {
     const id = message.id;
     const isResponse = id !== undefined && id !== null && message.method === undefined;
-    if (isResponse && this.answered.has(id)) {
+    const early = isResponse ? this.answered.get(id) : undefined;
+    if (isResponse && early) {
       // The build-time answer must be what the server itself says; a difference means a stale build.
-      if (JSON.stringify(message.result) !== this.answered.get(id)) {
+      if (JSON.stringify(message.result) !== early.result) {
         log.warn(
-          "the MCP opening answered initialize differently from the server; rebuild with npm run build",
+          `the MCP opening answered ${early.method} differently from the server; rebuild with npm run build`,
         );
       }
       this.answered.delete(id);

@@ -66,6 +66,15 @@ describe("cc-tools mcp (built CLI) with the SDK client", () => {
       }),
     );
     clients.push(client);
+    // Answered by the opening (before the server loads), and what the server itself serves such a client.
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(
+      builtinTools()
+        .availableFor(mcpHost(() => false))
+        .available.names()
+        .filter((name) => !toolUnavailable(name))
+        .sort(),
+    );
     const inside = await client.callTool({ name: "Bash", arguments: { command: "echo modern" } });
     expect(text(inside)).toContain("modern");
     // Outside the workspace needs the user; this revision has no way for cc-tools to ask yet.

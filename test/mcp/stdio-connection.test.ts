@@ -41,6 +41,23 @@ function harness(data: OpeningData | undefined = opening) {
   return { connection, send, lines, tick, input };
 }
 
+const modernOpening: OpeningData = {
+  ...opening,
+  tools: [{ name: "Read" }, { name: "AskUserQuestion" }],
+  requires: { AskUserQuestion: ["questions"] },
+  modern: {
+    discover: { supportedVersions: ["2026-07-28"], resultType: "complete" },
+    listStamp: { resultType: "complete", ttlMs: 0 },
+  },
+};
+
+/** A 2026-07-28 request's envelope. */
+const envelope = (version = "2026-07-28") => ({
+  "io.modelcontextprotocol/protocolVersion": version,
+  "io.modelcontextprotocol/clientInfo": { name: "t", version: "1" },
+  "io.modelcontextprotocol/clientCapabilities": { elicitation: { form: {} } },
+});
+
 const initialize = (id: number, protocolVersion = "2025-06-18") => ({
   jsonrpc: "2.0",
   id,
@@ -116,6 +133,48 @@ describe("StdioConnection", () => {
         (lines[1] as { result: { tools: Array<{ name: string }> } }).result.tools.map((t) => t.name),
       ).toEqual(names);
     }
+  });
+
+  it("answers a 2026-07-28 client's server/discover and tools/list, and replays only the discover", async () => {
+    const { connection, send, lines, tick } = harness(modernOpening);
+    send({ jsonrpc: "2.0", id: "d", method: "server/discover", params: { _meta: envelope() } });
+    send({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: envelope() } });
+    await tick();
+    // Nobody can be asked in this revision: AskUserQuestion is left out although the client elicits.
+    expect(lines).toEqual([
+      { jsonrpc: "2.0", id: "d", result: { supportedVersions: ["2026-07-28"], resultType: "complete" } },
+      { jsonrpc: "2.0", id: 1, result: { tools: [{ name: "Read" }], resultType: "complete", ttlMs: 0 } },
+    ]);
+    expect(await connection.needsServer).toBe(true);
+    const seen: unknown[] = [];
+    connection.onmessage = (m) => seen.push(m);
+    await connection.start();
+    expect(seen.map((m) => (m as { method: string }).method)).toEqual(["server/discover"]);
+    // The server's own answer to the replayed discover is dropped.
+    await connection.send({
+      jsonrpc: "2.0",
+      id: "d",
+      result: { supportedVersions: ["2026-07-28"], resultType: "complete" },
+    });
+    expect(lines).toHaveLength(2);
+  });
+
+  it("leaves to the server a 2026-07-28 request it cannot answer as the server would", async () => {
+    const { connection, send, lines, tick } = harness(modernOpening);
+    const { "io.modelcontextprotocol/clientInfo": _, ...noClient } = envelope();
+    for (const params of [
+      { _meta: envelope("2027-01-01") },
+      { _meta: noClient },
+      { _meta: { ...envelope(), "io.modelcontextprotocol/logLevel": "debug" } },
+      { _meta: envelope(), cursor: "next" },
+      {},
+    ]) {
+      send({ jsonrpc: "2.0", id: 1, method: "tools/list", params });
+      send({ jsonrpc: "2.0", id: 2, method: "server/discover", params });
+    }
+    await tick();
+    expect(lines).toEqual([]);
+    expect(await connection.needsServer).toBe(true);
   });
 
   it("leaves to the server an initialize with a version it cannot answer for, and paged tools/list", async () => {
@@ -415,5 +474,37 @@ describe("the built opening", () => {
       expect(first.result.protocolVersion, version).toBe(version);
       expect(stderr, version).not.toContain("answered initialize differently");
     }
+  });
+
+  it("answers a 2026-07-28 client's server/discover exactly as the SDK server does", async () => {
+    expect(built.modern?.discover.supportedVersions).toContain("2026-07-28");
+    const child = spawn(process.execPath, [CLI, "mcp", "--cwd", tempDir()], {
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    const request = (id: number, method: string) =>
+      child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params: { _meta: envelope() } })}\n`);
+    request(1, "server/discover");
+    request(2, "tools/list");
+    // A ping forces the SDK server to load and answer the replayed discover, which is compared.
+    request(3, "ping");
+    await new Promise<void>((resolve) => {
+      child.stdout.on("data", () => {
+        if (stdout.includes('"id":3')) resolve();
+      });
+    });
+    child.stdin.end();
+    await new Promise((r) => child.on("close", r));
+    const answers = stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    expect(answers.map((a) => a.id)).toEqual([1, 2, 3]);
+    expect(answers[0].result).toEqual(built.modern!.discover);
+    expect(answers[1].result).toMatchObject(built.modern!.listStamp);
+    expect(stderr).not.toContain("differently");
   });
 });
