@@ -88,6 +88,17 @@ async function approve(plan: string, io: TerminalStreams, signal: AbortSignal): 
 }
 
 /**
+ * The host `cc-tools run` serves a call with: a person at the terminal when stdin and stderr are both one,
+ * outside CI, and the call's input is not read from stdin; otherwise none (the context's default, which
+ * asks nobody: an ask becomes a denial that says why). `cc-tools list` shows what this host serves.
+ */
+export function runHost(inputFromStdin: boolean): Host | undefined {
+  const interactive =
+    !inputFromStdin && Boolean(process.stdin.isTTY && process.stderr.isTTY) && !process.env.CI;
+  return interactive ? terminalHost({ input: process.stdin, output: process.stderr }) : undefined;
+}
+
+/**
  * The host of a person at a terminal: permission questions, AskUserQuestion as a picker, plan approval.
  * Questions are asked one at a time, never interleaved with each other.
  */

@@ -36,6 +36,26 @@ describe("cc-tools CLI", () => {
     expect(stdout).toMatch(
       /^CronCreate +none +\(unavailable here\) it needs a conversation to run prompts in/m,
     );
+    // Not at a terminal (the test's pipes), `run` has nobody to ask: AskUserQuestion is unavailable to it.
+    expect(stdout).toMatch(/^AskUserQuestion +none +\(unavailable here\)/m);
+    const asked = cli([
+      "run",
+      "AskUserQuestion",
+      JSON.stringify({
+        questions: [
+          {
+            question: "Pick?",
+            header: "Pick",
+            multiSelect: false,
+            options: [
+              { label: "A", description: "a" },
+              { label: "B", description: "b" },
+            ],
+          },
+        ],
+      }),
+    ]);
+    expect(asked.code).toBe(1);
   });
 
   it("shows PowerShell as unavailable, with the reason, where pwsh is not on PATH", () => {

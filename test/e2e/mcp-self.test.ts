@@ -190,7 +190,7 @@ describe("cc-tools mcp on a terminal, and its flags", () => {
     ]) {
       const run = cli(["mcp", "--cwd", dir, ...flags]);
       expect(run.code, flags[0]).toBe(2);
-      expect(run.stderr).toContain(`${flags[0]} only apply to --http`);
+      expect(run.stderr).toContain(`${flags[0]} only applies to --http`);
     }
   });
 });

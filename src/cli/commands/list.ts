@@ -15,14 +15,17 @@ export function registerList(program: Command): void {
     )
     .option("--json", "print JSON (name, level, aliases, description, available, unavailableReason)")
     .action(async (options: { json?: boolean }) => {
-      const [{ builtinTools }, { terminalHost }] = await Promise.all([
+      const [{ builtinTools }, { runHost }, { createHost }, { autoHandler }] = await Promise.all([
         import("../../registry.js"),
         import("../terminal-host.js"),
+        import("../../core/host.js"),
+        import("../../permissions/handlers.js"),
       ]);
       const tools = builtinTools();
-      // The host `cc-tools run` has at a terminal: a person to ask, no other conversation, no prompt runner.
-      // A tool may also be missing what it needs on this machine (PowerShell without pwsh).
-      const host = terminalHost({ input: process.stdin, output: process.stderr });
+      // The host `cc-tools run` would have here: at a terminal a person to ask, otherwise nobody (the
+      // context's default host); never another conversation or a prompt runner. A tool may also be missing
+      // what it needs on this machine (PowerShell without pwsh).
+      const host = runHost(false) ?? createHost({}, autoHandler);
       const reasons = new Map(tools.availableFor(host).unavailable.map((u) => [u.tool.name, u.reason]));
       if (options.json) {
         const rows = tools.tools.map((t) => ({

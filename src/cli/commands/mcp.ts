@@ -81,7 +81,7 @@ async function startServing(flags: ServeFlags, command: Command): Promise<void> 
   if (!flags.http && stray.length > 0) {
     return usageError(
       "mcp",
-      `${stray.map((name) => `--${name}`).join(" and ")} only apply to --http; add --http to serve over HTTP, or drop ${stray.length > 1 ? "them" : "it"} for stdio.`,
+      `${stray.map((name) => `--${name}`).join(" and ")} only ${stray.length > 1 ? "apply" : "applies"} to --http; add --http to serve over HTTP, or drop ${stray.length > 1 ? "them" : "it"} for stdio.`,
     );
   }
   const token = flags.token ?? process.env.CC_TOOLS_TOKEN;

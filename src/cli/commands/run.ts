@@ -70,7 +70,7 @@ option, a missing --cwd directory, an invalid rule or settings file).`,
     if (!input.ok) return usageError(input.message);
     const [
       { runTool },
-      { terminalHost },
+      { runHost },
       { SettingsError },
       { contextFromFlags, openSession, saveSession },
       { isRunning, taskStoreSlot },
@@ -84,9 +84,7 @@ option, a missing --cwd directory, an invalid rule or settings file).`,
     const workingDir = resolve(flags.cwd ?? process.cwd());
     const session = openSession(flags.session, workingDir);
     // A person at a terminal is asked; with piped input, or in CI, an ask becomes a denial that says why.
-    const interactive =
-      inputArg !== "-" && Boolean(process.stdin.isTTY && process.stderr.isTTY) && !process.env.CI;
-    const host = interactive ? terminalHost({ input: process.stdin, output: process.stderr }) : undefined;
+    const host = runHost(inputArg === "-");
     let ctx: ReturnType<typeof contextFromFlags>;
     try {
       ctx = contextFromFlags(flags, { session, host });
@@ -115,7 +113,7 @@ option, a missing --cwd directory, an invalid rule or settings file).`,
       }
       await session.dispose();
       await ctx.mcpManager?.close();
-      if (interactive) process.stdin.destroy();
+      if (host) process.stdin.destroy();
     }
     printResult(result, flags.json ?? false);
     // Naming a tool that does not exist is a mistake in the command line, like `schema Bogus`.
