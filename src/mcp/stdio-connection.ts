@@ -56,6 +56,12 @@ const ENVELOPE_PREFIX = "io.modelcontextprotocol/";
 const isObject = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === "object" && !Array.isArray(value);
 
+/** Whether a request's `_meta` carries any 2026-07-28 envelope key (an initialize then is not a 2025 one). */
+function claimsEnvelope(message: Message): boolean {
+  const meta = message.params?._meta;
+  return isObject(meta) && Object.keys(meta).some((key) => key.startsWith(ENVELOPE_PREFIX));
+}
+
 /**
  * True for a 2026-07-28 request the opening may answer as the SDK would: params holding only `_meta`, whose
  * envelope names a revision this server serves, the client (name and version) and its capabilities, and no
@@ -201,6 +207,11 @@ export class StdioConnection implements MessageTransport {
    */
   private readonly answered = new Map<JsonRpcId, { method: string; result: string }>();
   private initializeAnswered = false;
+  /**
+   * Whether the client sent a request of the 2026-07-28 revision: an initialize after one is the SDK's to
+   * answer (it refuses one on a connection of that revision).
+   */
+  private modernSeen = false;
   /** Whether the client said it supports elicitation (tools that ask the user are listed only then). */
   private clientElicits = false;
   private idleTimer: NodeJS.Timeout | undefined;
@@ -355,6 +366,7 @@ export class StdioConnection implements MessageTransport {
       if (message.method !== "notifications/initialized") this.signalNeedsServer(true);
       return;
     }
+    if (claimsEnvelope(message)) this.modernSeen = true;
     const modern = opening.modern;
     if (modern && plainModernRequest(message, modern.discover.supportedVersions)) {
       if (message.method === "server/discover") {
@@ -374,6 +386,7 @@ export class StdioConnection implements MessageTransport {
     if (
       message.method === "initialize" &&
       !this.initializeAnswered &&
+      !this.modernSeen &&
       opening.protocolVersions.includes(version as string)
     ) {
       this.initializeAnswered = true;

@@ -159,6 +159,18 @@ describe("StdioConnection", () => {
     expect(lines).toHaveLength(2);
   });
 
+  it("leaves to the server an initialize that carries a 2026-07-28 envelope or follows such a request", async () => {
+    for (const messages of [
+      [{ ...initialize(1), params: { ...initialize(1).params, _meta: envelope() } }],
+      [{ jsonrpc: "2.0", id: "d", method: "server/discover", params: { _meta: envelope() } }, initialize(1)],
+    ]) {
+      const { send, lines, tick } = harness(modernOpening);
+      for (const message of messages) send(message);
+      await tick();
+      expect(lines.filter((line) => (line as { id: unknown }).id === 1)).toEqual([]);
+    }
+  });
+
   it("leaves to the server a 2026-07-28 request it cannot answer as the server would", async () => {
     const { connection, send, lines, tick } = harness(modernOpening);
     const { "io.modelcontextprotocol/clientInfo": _, ...noClient } = envelope();
