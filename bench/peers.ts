@@ -19,7 +19,15 @@ import { join } from "node:path";
 import { findRipgrep } from "../src/search/ripgrep.js";
 import { type Bench, CALL_PAUSE_MS, type OwnTiming, runCommand, timeInterleaved } from "./lib.js";
 import { corpus, GLOB, mib, NEEDLE, writeFixtures } from "./support/corpus.js";
-import { CLI, FILESYSTEM, type RawClient, sampleRss, startServer, treeRssMb } from "./support/mcp-client.js";
+import {
+  CLI,
+  FILESYSTEM,
+  MODERN_REVISION,
+  type RawClient,
+  sampleRss,
+  startServer,
+  treeRssMb,
+} from "./support/mcp-client.js";
 
 const PEER = "server-filesystem";
 /**
@@ -51,15 +59,24 @@ const bench: Bench = async (report, options) => {
   // Cold start: spawn → initialize → tools/list answered; the floor is spawning node itself.
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   const coldRuns = options.quick ? 5 : 11;
-  /** One round per run: our server, the peer, `node -e 0`, each spawned with `env` (undefined: as given). */
-  const coldStart = async (name: string, env?: NodeJS.ProcessEnv) => {
+  /**
+   * One round per run: our server, the peer, `node -e 0`, each spawned with `env` (undefined: as given) and
+   * opened as a client of `revision` would (on 2026-07-28 without the peer, which does not serve it).
+   */
+  const coldStart = async (
+    name: string,
+    env?: NodeJS.ProcessEnv,
+    revision: "2025" | typeof MODERN_REVISION = "2025",
+  ) => {
+    const withPeer = hasPeer && revision === "2025";
     const cold = { ours: [] as number[], peer: [] as number[], node: [] as number[], rss: [] as number[] };
     const peerRss: number[] = [];
     for (let i = 0; i <= coldRuns; i++) {
-      const ours = await startServer(ourArgs, env);
-      const rss = await idleRssMb(ours.client);
+      const ours = await startServer(ourArgs, env, revision);
+      // Idle RSS once, from the 2025 rounds (a 2026-07-28 client's server is the same server).
+      const rss = revision === "2025" ? await idleRssMb(ours.client) : 0;
       await ours.client.close();
-      const peer = hasPeer ? await startServer(peerArgs, env) : undefined;
+      const peer = withPeer ? await startServer(peerArgs, env) : undefined;
       const theirRss = peer ? await idleRssMb(peer.client) : 0;
       await peer?.client.close();
       const start = performance.now();
@@ -78,9 +95,9 @@ const bench: Bench = async (report, options) => {
       baseline: "node -e 0",
       oursMs: median(cold.ours),
       baselineMs: median(cold.node),
-      ...(hasPeer ? { peer: PEER, peerMs: median(cold.peer), targetPeerRatio: 0.25 } : {}),
+      ...(withPeer ? { peer: PEER, peerMs: median(cold.peer), targetPeerRatio: 0.25 } : {}),
     });
-    return { rss: median(cold.rss), ...(hasPeer ? { peerRss: median(peerRss) } : {}) };
+    return { rss: median(cold.rss), ...(withPeer ? { peerRss: median(peerRss) } : {}) };
   };
   const idle = await coldStart("cold start (spawn → tools/list)");
   options.memory({
@@ -95,6 +112,11 @@ const bench: Bench = async (report, options) => {
   // it would see it.
   if (process.env.NODE_EXTRA_CA_CERTS)
     await coldStart("cold start, without NODE_EXTRA_CA_CERTS", { NODE_EXTRA_CA_CERTS: undefined });
+  await coldStart(
+    `cold start, a ${MODERN_REVISION} client (spawn → server/discover → tools/list)`,
+    undefined,
+    MODERN_REVISION,
+  );
 
   const ours = (await startServer(ourArgs)).client;
   const peer = hasPeer ? (await startServer(peerArgs)).client : undefined;

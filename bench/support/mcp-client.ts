@@ -18,8 +18,13 @@ interface Answer {
   error?: { message: string };
 }
 
+/** The MCP revision whose clients open with server/discover and send an envelope with every request. */
+export const MODERN_REVISION = "2026-07-28";
+
 export class RawClient {
   private nextId = 1;
+  /** The `_meta` envelope every request carries on the 2026-07-28 revision (see `discover`). */
+  private envelope: Record<string, unknown> | undefined;
   private buffer = "";
   private waiting = new Map<number, (message: Answer) => void>();
 
@@ -57,7 +62,8 @@ export class RawClient {
         this.waiting.delete(id);
         resolve(answer);
       });
-      this.child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
+      const sent = this.envelope ? { ...(params as object), _meta: this.envelope } : params;
+      this.child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params: sent })}\n`);
     });
   }
 
@@ -79,6 +85,16 @@ export class RawClient {
     this.child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`);
   }
 
+  /** Opens as a 2026-07-28 client does: server/discover, and from then on an envelope with each request. */
+  async discover(): Promise<void> {
+    this.envelope = {
+      "io.modelcontextprotocol/protocolVersion": MODERN_REVISION,
+      "io.modelcontextprotocol/clientInfo": { name: "bench", version: "1" },
+      "io.modelcontextprotocol/clientCapabilities": {},
+    };
+    await this.request("server/discover");
+  }
+
   close(): Promise<void> {
     if (this.child.exitCode !== null) return Promise.resolve();
     return new Promise((resolve) => {
@@ -89,14 +105,16 @@ export class RawClient {
   }
 }
 
-/** Spawn → initialize → tools/list answered. */
+/** Spawn → initialize (or, for a 2026-07-28 client, server/discover) → tools/list answered. */
 export async function startServer(
   args: string[],
   env?: NodeJS.ProcessEnv,
+  revision: "2025" | "2026-07-28" = "2025",
 ): Promise<{ client: RawClient; ms: number }> {
   const start = performance.now();
   const client = RawClient.spawn(args, env);
-  await client.open();
+  if (revision === "2025") await client.open();
+  else await client.discover();
   await client.request("tools/list");
   return { client, ms: performance.now() - start };
 }
