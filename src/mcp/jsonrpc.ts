@@ -17,7 +17,7 @@ export interface EnvelopeError {
 }
 
 /** An id MCP allows: a string or an integer (JSON-RPC discourages fractions; MCP forbids null). */
-function isValidId(id: unknown): id is string | number {
+export function isValidId(id: unknown): id is string | number {
   return typeof id === "string" || (typeof id === "number" && Number.isSafeInteger(id));
 }
 

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { StringDecoder } from "node:string_decoder";
 import { log } from "../core/log.js";
 import { toolUnavailable } from "../process/shells.js";
-import { envelopeError } from "./jsonrpc.js";
+import { envelopeError, isValidId } from "./jsonrpc.js";
 
 /**
  * The stdio side of `cc-tools mcp`: newline-delimited JSON-RPC on stdin/stdout, shaped as an MCP SDK
@@ -107,10 +107,10 @@ export const MAX_FRAME_BYTES = 64 * 1024 * 1024;
 /** How many characters at each end of an oversized line are searched for the request's id. */
 const FRAME_ID_SCAN_CHARS = 4096;
 
-/** A JSON-RPC id MCP allows: a string or a safe integer (see jsonrpc.ts). */
+/** The id `text` (JSON) holds, if it is one MCP allows. */
 function asId(text: string): JsonRpcId | undefined {
   const value: unknown = JSON.parse(text);
-  return typeof value === "string" || Number.isSafeInteger(value) ? (value as JsonRpcId) : undefined;
+  return isValidId(value) ? value : undefined;
 }
 
 const ID_VALUE = String.raw`("(?:[^"\\]|\\.)*"|-?\d+)`;
