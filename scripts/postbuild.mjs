@@ -6,8 +6,8 @@
 // a CommonJS entry without setting up its ES module loader, and the entry is one file, so a client gets
 // its tool list 15 to 20 ms sooner (src/cli/main.ts). The command line it loads afterwards is ESM, as
 // program.mjs with its chunks (.mjs too, so the package.json beside them does not make them CommonJS).
-import { chmodSync, rmSync, writeFileSync } from "node:fs";
-import { isBuiltin } from "node:module";
+import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire, isBuiltin } from "node:module";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
@@ -44,6 +44,58 @@ const common = {
 // the descriptor of an export Node loads lazily loads it. node:util's alone brought parseArgs, diff,
 // styleText and worker_threads (through util's lazily loaded helpers) into every server, for nothing the
 // server uses: 2 to 3 MB resident (docs/PERFORMANCE.md, "Idle RSS"). Export names are read, never descriptors.
+//
+// And the built-in is required when one of its exports is first read, not when a module importing it
+// loads: an idle MCP server then has no node:crypto (3.4 MB resident on Node 24) or node:fs/promises,
+// which only calls use. Their getters are made from the export names this Node (the build's) has;
+// checkBuiltinImports below fails the build if bundled code imports a name that is not among them.
+function exportNames(path) {
+  const builtin = createRequire(import.meta.url)(path);
+  const shown = new Set(Object.keys(builtin));
+  return Object.getOwnPropertyNames(builtin)
+    .filter((key) => key !== "default")
+    .map((key) => [key, shown.has(key)]);
+}
+
+/**
+ * Every name a bundled module imports from a built-in (`import { a, b as c } from "node:x"`, or `export { … }
+ * from`) must be one of the getters builtinsRequired made from this Node's exports: a name added in a
+ * later Node would otherwise read as undefined there. (`import * as x` reads are not checked.)
+ */
+function checkBuiltinImports(metafile) {
+  const missing = [];
+  for (const [file, { imports }] of Object.entries(metafile.inputs)) {
+    const builtins = imports.filter(
+      ({ original, kind }) => kind === "import-statement" && original && isBuiltin(original),
+    );
+    if (builtins.length === 0 || !existsSync(file)) continue;
+    const source = readFileSync(file, "utf8");
+    for (const { original } of builtins) {
+      const names = new Set(exportNames(original).map(([key]) => key));
+      const quoted = original.replace(/[/]/g, "\\/");
+      const clause = new RegExp(
+        `(?:import|export)\\s*(?:type\\s+)?(?:[\\w$]+\\s*,\\s*)?\\{([^}]*)\\}\\s*from\\s*["']${quoted}["']`,
+        "g",
+      );
+      for (const [, list] of source.matchAll(clause)) {
+        for (const part of list.split(",")) {
+          const name = part
+            .trim()
+            .replace(/^type\s+/, "")
+            .split(/\s+as\s+/)[0]
+            .trim();
+          if (name && name !== "default" && !names.has(name)) missing.push(`${file}: ${original}.${name}`);
+        }
+      }
+    }
+  }
+  if (missing.length > 0) {
+    throw new Error(
+      `These imports name exports that Node ${process.version} (the build's) does not have, so the bundle cannot make them lazily:\n${missing.join("\n")}\nBuild with a Node that has them, or import the module's default export and read the name from it.`,
+    );
+  }
+}
+
 const builtinsRequired = {
   name: "builtins-required",
   setup(pluginBuild) {
@@ -61,23 +113,22 @@ const builtinsRequired = {
     // The module's own require() is left alone: esbuild keeps built-ins external.
     pluginBuild.onLoad({ filter: /.*/, namespace: "required" }, ({ path }) => ({
       contents: [
-        `const builtin = require(${JSON.stringify(path)});`,
+        "let builtin;",
+        `const load = () => (builtin ??= require(${JSON.stringify(path)}));`,
         `Object.defineProperty(exports, "__esModule", { value: true });`,
-        // Hidden exports (fs.F_OK, crypto.fips: deprecated ones) stay hidden, so enumerating a namespace
-        // warns no more than Node's own would. Object.keys loads nothing lazily; a descriptor read would.
-        "const shown = new Set(Object.keys(builtin));",
-        "for (const key of Object.getOwnPropertyNames(builtin))",
-        `  if (key !== "default") Object.defineProperty(exports, key, { get: () => builtin[key], enumerable: shown.has(key) });`,
-        `Object.defineProperty(exports, "default", { value: builtin, enumerable: true });`,
+        `for (const [key, shown] of ${JSON.stringify(exportNames(path))})`,
+        "  Object.defineProperty(exports, key, { get: () => load()[key], enumerable: shown });",
+        `Object.defineProperty(exports, "default", { get: load, enumerable: true });`,
       ].join("\n"),
       loader: "js",
     }));
   },
 };
 
-await build({
+const program = await build({
   ...common,
   entryPoints: { program: dist("cli/program.js") },
+  metafile: true,
   plugins: [builtinsRequired],
   splitting: true,
   format: "esm",
@@ -91,6 +142,7 @@ await build({
     js: "import { createRequire as __ccToolsRequire } from 'node:module'; const require = __ccToolsRequire(import.meta.url);",
   },
 });
+checkBuiltinImports(program.metafile);
 
 await build({
   ...common,

@@ -133,7 +133,10 @@ export function createToolContext(options: ToolContextOptions): ToolContext {
     agentType: options.agentType,
     deferMcpToolsAfter: options.deferMcpToolsAfter,
     costTracker: options.costTracker ?? new CostTracker(),
-    sessionId: session.id,
+    // Read when used: a session's id is made on first use (core/session.ts).
+    get sessionId() {
+      return session.id;
+    },
     session,
     mcpManager: options.mcpManager,
     config,

@@ -135,7 +135,9 @@ export function forkContext(parent: ToolContext, options: ForkOptions): ToolCont
     agentType: "agentType" in options ? options.agentType : parent.agentType,
     deferMcpToolsAfter: parent.deferMcpToolsAfter,
     costTracker: parent.costTracker,
-    sessionId: options.session?.id ?? parent.sessionId,
+    get sessionId() {
+      return options.session?.id ?? parent.sessionId;
+    },
     session: options.session ?? parent.session,
     mcpManager: parent.mcpManager,
     config: parent.config,

@@ -72,7 +72,8 @@ export interface SessionOptions {
 }
 
 export class Session {
-  readonly id: string;
+  /** Given, or made on first use: node:crypto is not loaded for a session that never needs its id. */
+  private givenId: string | undefined;
   private directory: string | undefined;
   /** True when the session made its own temp dir (and so may remove it). */
   private ownsDirectory = false;
@@ -83,10 +84,15 @@ export class Session {
   private readonly keepFiles: boolean;
 
   constructor(options: SessionOptions = {}) {
-    this.id = options.id ?? randomUUID();
+    this.givenId = options.id;
     this.directory = options.dir;
     this.saved = { ...options.saved };
     this.keepFiles = options.keepFiles ?? false;
+  }
+
+  get id(): string {
+    this.givenId ??= randomUUID();
+    return this.givenId;
   }
 
   /** The session's private directory, created on first use. */

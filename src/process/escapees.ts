@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { isZombie, type PidMark, pidsCreatedAfter, procEnviron, procStat } from "./procfs.js";
 
@@ -13,8 +12,15 @@ import { isZombie, type PidMark, pidsCreatedAfter, procEnviron, procStat } from 
  */
 export const RUN_MARKER_VAR = "CC_TOOLS_RUN";
 
-/** This host process's part of every marker, so host exit can find all of its runs' processes. */
-export const HOST_TOKEN = `${process.pid}-${randomBytes(4).toString("hex")}`;
+/**
+ * This host process's part of every marker, so host exit can find all of its runs' processes. It only has
+ * to differ from every other host's (the pid does, among live ones; the random part, from a host that
+ * had this pid before): Math.random, not node:crypto, which an idle MCP server would load for this alone
+ * (3 MB resident on Node 24).
+ */
+export const HOST_TOKEN = `${process.pid}-${Math.floor(Math.random() * 2 ** 32)
+  .toString(16)
+  .padStart(8, "0")}`;
 let runCounter = 0;
 /** How often escaped processes are checked while they get their grace period. */
 const ESCAPEE_POLL_MS = 20;
