@@ -148,11 +148,12 @@ await build({
   ...common,
   entryPoints: { "cc-tools": dist("cli/main.js") },
   format: "cjs",
-  // The entry's modules find files beside it (mcp-opening.json) by their URL.
-  define: { "import.meta.url": "__ccToolsEntryUrl" },
+  // The entry's modules find files beside it (mcp-opening.json) by their URL, made when first read: no
+  // path work may run before the compilers are held (src/cli/hold-compilers.ts).
+  define: { "import.meta.url": "__ccToolsEntry.url" },
   // The directive first: esbuild's own "use strict" comes after the banner, where it is no directive.
   banner: {
-    js: '"use strict";\nconst __ccToolsEntryUrl = require("node:url").pathToFileURL(__filename).href;',
+    js: '"use strict";\nconst __ccToolsEntry = { get url() { return require("node:url").pathToFileURL(__filename).href; } };',
   },
   plugins: [
     {

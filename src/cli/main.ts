@@ -10,18 +10,15 @@
  * which on a slow machine is 15 to 20 ms of a client's wait for the tool list. The command line is ESM
  * and loads once the opening is answered. So no top-level await here.
  */
-import { holdOptimizingCompilers } from "../process/compilers.js";
+import "./hold-compilers.js";
 import { enableCompileCache } from "./compile-cache.js";
 import { closeUntakenStdio, startEarlyOpening } from "./early-opening.js";
 
 async function main(): Promise<void> {
   enableCompileCache();
-  // Started first: it has set up stdin when this returns, and answers the opening while we go on.
+  // Started first: it has set up stdin when this returns, and answers the opening while we go on. (The
+  // MCP server loads with V8's optimizing compilers held off since the first import; its first call resumes them.)
   const opening = startEarlyOpening(process.argv);
-  // The MCP server loads with V8's optimizing compilers held off; its first call resumes them. Only now:
-  // node:v8, which holding them needs, then loads in 0.6 ms on top of stdin's stream modules, where
-  // before them it cost the client's wait for tools/list 3 ms.
-  if (process.argv[2] === "mcp") holdOptimizingCompilers();
   await opening;
   await import("./program.js");
   await closeUntakenStdio();

@@ -6,6 +6,7 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { dirname, join } from "node:path";
@@ -30,14 +31,23 @@ function exitCode(child: ChildProcess, ms: number): Promise<number | null> {
 }
 
 /** Sends requests to a server over its stdin; each resolves when the server answered it. */
-function answering(child: ChildProcess): (method: string, params: unknown) => Promise<void> {
+/** `traces`: where lines V8 prints to stdout (`--trace-opt`) go; without it every line must be a message. */
+function answering(
+  child: ChildProcess,
+  traces?: string[],
+): (method: string, params: unknown) => Promise<void> {
   const answered = new Map<number, () => void>();
   let buffered = "";
   child.stdout!.on("data", (chunk) => {
     buffered += chunk;
     for (let nl = buffered.indexOf("\n"); nl !== -1; nl = buffered.indexOf("\n")) {
-      const message = JSON.parse(buffered.slice(0, nl)) as { id?: number };
+      const line = buffered.slice(0, nl);
       buffered = buffered.slice(nl + 1);
+      if (traces && !line.startsWith("{")) {
+        traces.push(line);
+        continue;
+      }
+      const message = JSON.parse(line) as { id?: number };
       if (message.id !== undefined) answered.get(message.id)?.();
     }
   });
@@ -47,6 +57,26 @@ function answering(child: ChildProcess): (method: string, params: unknown) => Pr
       answered.set(++id, resolve);
       child.stdin!.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
     });
+}
+
+/**
+ * A client's opening, then a ping, which the opening does not answer (so the server has loaded), then
+ * the quiet collection that follows loading, seen in the debug log (`CC_TOOLS_LOG=debug`).
+ */
+async function openAndLoad(
+  child: ChildProcess,
+  request: ReturnType<typeof answering>,
+  stderr: () => string,
+): Promise<void> {
+  await request("initialize", {
+    protocolVersion: "2025-06-18",
+    capabilities: {},
+    clientInfo: { name: "t", version: "1" },
+  });
+  child.stdin!.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`);
+  await request("tools/list", {});
+  await request("ping", {});
+  expect(await eventually(() => stderr().includes("collected garbage"), 10_000)).toBe(true);
 }
 
 describe("the cc-tools entry", () => {
@@ -190,21 +220,69 @@ describe("the cc-tools entry", () => {
       await eventually(() => existsSync(state), 10_000);
       return JSON.parse(readFileSync(state, "utf8")) as { turbofan: boolean; modules: string[] };
     };
-    await request("initialize", {
-      protocolVersion: "2025-06-18",
-      capabilities: {},
-      clientInfo: { name: "t", version: "1" },
-    });
-    child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`);
-    await request("tools/list", {});
-    await request("ping", {}); // the opening does not answer a ping: the server has loaded
-    expect(await eventually(() => stderr.includes("collected garbage"), 10_000)).toBe(true);
+    await openAndLoad(child, request, () => stderr);
     const idle = await snapshot();
     expect(idle.turbofan).toBe(false); // held
-    for (const unneeded of ["http", "readline", "perf_hooks"])
+    for (const unneeded of ["http", "readline", "perf_hooks", "crypto", "fs/promises"])
       expect(idle.modules).not.toContain(`NativeModule ${unneeded}`);
     await request("tools/call", { name: "Read", arguments: { file_path: join(dir, "a.txt") } });
     expect((await snapshot()).turbofan).toBe(true); // resumed with the first call
+    child.stdin.end();
+    expect(await exitCode(child, 30_000)).toBe(0);
+  });
+
+  it("optimizes nothing before its first call: the compilers are held from the entry's first module", async () => {
+    // V8 counts a function's calls from the process's start. Held any later, Node's own path code reached
+    // Maglev's threshold while the entry loaded (Node 24), and the compiler's code stayed resident in the
+    // idle server (docs/PERFORMANCE.md, "Idle RSS"). --trace-opt prints each compilation on stdout. The
+    // preload makes one function of its own hot before the entry runs: that one must be seen, so the
+    // trace is known to reach the test, and nothing else may be.
+    //
+    // Node's loader runs the same path code over the entry's path before the entry's first line, so with
+    // an entry path over about 50 characters Maglev compiles it first on Node 24, whatever the entry does.
+    // The entry runs here from a short path (the command line it imports is the real one, through a link).
+    const dir = tempDir("cc-");
+    const entry = join(dir, "cc-tools.js");
+    for (const name of ["cc-tools.js", "package.json", "mcp-opening.json"])
+      copyFileSync(join(dirname(CLI), name), join(dir, name));
+    symlinkSync(join(dirname(CLI), "program.mjs"), join(dir, "program.mjs"));
+    const preload = join(dir, "hot.cjs");
+    writeFileSync(
+      preload,
+      `function ccToolsHotControl(x) { return x + 1; }
+       function ccToolsHotLoop() { let s = 0; for (let i = 0; i < 300000; i++) s = ccToolsHotControl(s); return s; }
+       globalThis.ccToolsHot = ccToolsHotLoop();`,
+    );
+    const child = spawn(
+      process.execPath,
+      [
+        "--trace-opt",
+        "--require",
+        preload,
+        entry,
+        "mcp",
+        "--cwd",
+        dir,
+        "--permission-mode",
+        "bypassPermissions",
+      ],
+      {
+        stdio: ["pipe", "pipe", "pipe"],
+        env: { ...process.env, CC_TOOLS_LOG: "debug", CLAUDE_CONFIG_DIR: join(dir, ".home") },
+      },
+    );
+    let stderr = "";
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk;
+    });
+    const traces: string[] = [];
+    const request = answering(child, traces);
+    await openAndLoad(child, request, () => stderr);
+    const compiled = traces.flatMap(
+      (line) => /^\[compiling method .*?<JSFunction (\S*)/.exec(line)?.[1] ?? [],
+    );
+    expect(compiled).toContain("ccToolsHotControl");
+    expect(compiled.filter((name) => !name.startsWith("ccToolsHot"))).toEqual([]);
     child.stdin.end();
     expect(await exitCode(child, 30_000)).toBe(0);
   });
