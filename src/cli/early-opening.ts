@@ -1,4 +1,7 @@
 import { readOpening, StdioConnection } from "../mcp/stdio-connection.js";
+import { servesStdio } from "./stdio-args.js";
+
+export { servesStdio };
 
 /**
  * `cc-tools mcp` over stdio answers a client's opening (initialize, tools/list) from build-time data. The
@@ -10,14 +13,6 @@ import { readOpening, StdioConnection } from "../mcp/stdio-connection.js";
 /** The cheap part of the test for a configured model (Task is listed then), known from the environment alone. */
 export function modelMayBeConfigured(env: NodeJS.ProcessEnv = process.env): boolean {
   return Boolean(env.ANTHROPIC_API_KEY || env.ANTHROPIC_AUTH_TOKEN || env.OPENAI_BASE_URL);
-}
-
-/** Options after `mcp` that mean something other than serving on stdio. */
-const NOT_STDIO = new Set(["--http", "-h", "--help"]);
-
-/** Whether `argv` (process.argv) starts the stdio MCP server. */
-export function servesStdio(argv: readonly string[]): boolean {
-  return argv[2] === "mcp" && !argv.slice(3).some((arg) => NOT_STDIO.has(arg.split("=")[0]!));
 }
 
 /**

@@ -9,16 +9,19 @@
  * in; that one Maglev compilation left 1.5 MB of the compiler's code resident in every idle server on Node
  * 24 (docs/PERFORMANCE.md, "Idle RSS").
  *
- * stdin and stdout are set up first, so the stream modules the opening answers with load as before. A
- * held compiler changes V8's flag hash, and V8 then refuses the code cache Node ships for its own modules:
- * one loaded after the hold is compiled from its source, 2 to 3 times slower (net, stream and their
- * helpers: 4 to 5 ms on this 2-core VM). They would wait for the client's tool list; node:v8 itself, which
- * the hold needs, loads next, still with its cache.
+ * When it serves stdio, stdin and stdout are set up first, so the stream modules the opening answers with
+ * load as before. A held compiler changes V8's flag hash, and V8 then refuses the code cache Node ships for
+ * its own modules: one loaded after the hold is compiled from its source, 2 to 3 times slower (net, stream
+ * and their helpers: 4 to 5 ms on this 2-core VM), which the client's tool list would wait for. node:v8
+ * itself, which the hold needs, loads next, still with its cache.
  */
 import { holdOptimizingCompilers } from "../process/compilers.js";
+import { servesStdio } from "./stdio-args.js";
 
 if (process.argv[2] === "mcp") {
-  void process.stdin;
-  void process.stdout;
+  if (servesStdio(process.argv)) {
+    void process.stdin;
+    void process.stdout;
+  }
   holdOptimizingCompilers();
 }
