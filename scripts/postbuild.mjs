@@ -60,25 +60,28 @@ function exportNames(path) {
 /**
  * Every name a bundled module imports from a built-in (`import { a, b as c } from "node:x"`, or `export { … }
  * from`) must be one of the getters builtinsRequired made from this Node's exports: a name added in a
- * later Node would otherwise read as undefined there. (`import * as x` reads are not checked.)
+ * later Node would otherwise read as undefined there. (A module that takes a built-in whole gets the
+ * names of the Node it runs on: see takesWhole.)
  */
 function checkBuiltinImports(metafile) {
   const missing = [];
   for (const [file, { imports }] of Object.entries(metafile.inputs)) {
-    const builtins = imports.filter(
-      ({ original, kind }) => kind === "import-statement" && original && isBuiltin(original),
+    const builtins = new Set(
+      imports.flatMap(({ original, kind }) =>
+        kind === "import-statement" && original && isBuiltin(original) ? [original] : [],
+      ),
     );
-    if (builtins.length === 0 || !existsSync(file)) continue;
+    if (builtins.size === 0 || !existsSync(file)) continue;
     const source = readFileSync(file, "utf8");
-    for (const { original } of builtins) {
+    for (const original of builtins) {
       const names = new Set(exportNames(original).map(([key]) => key));
-      const quoted = original.replace(/[/]/g, "\\/");
+      const quoted = literal(original);
       const clause = new RegExp(
         `(?:import|export)\\s*(?:type\\s+)?(?:[\\w$]+\\s*,\\s*)?\\{([^}]*)\\}\\s*from\\s*["']${quoted}["']`,
         "g",
       );
       for (const [, list] of source.matchAll(clause)) {
-        for (const part of list.split(",")) {
+        for (const part of list.replace(/\/\*[\s\S]*?\*\/|\/\/[^\n]*/g, "").split(",")) {
           const name = part
             .trim()
             .replace(/^type\s+/, "")
@@ -96,32 +99,77 @@ function checkBuiltinImports(metafile) {
   }
 }
 
+/** Escapes `text` for use inside a regular expression. */
+const literal = (text) => text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+
+/** Sources read by the plugin, by path (an importer of several built-ins is read once). */
+const sources = new Map();
+
+/**
+ * Whether `importer` takes the built-in `specifier` whole (`import * as x`, `export * as x`, `export *`):
+ * what such a module reads from it is not known from its import clause, and may be a name only a newer
+ * Node has (the Anthropic SDK reads `fs.glob` where Node 22 has it).
+ */
+function takesWhole(importer, specifier) {
+  if (!sources.has(importer))
+    sources.set(importer, existsSync(importer) ? readFileSync(importer, "utf8") : "");
+  const quoted = `["']${literal(specifier)}["']`;
+  return new RegExp(`(?:import|export)\\s*\\*\\s*(?:as\\s+[\\w$]+\\s*)?from\\s*${quoted}`).test(
+    sources.get(importer),
+  );
+}
+
+/** The CommonJS module behind a built-in's imports: lazy getters, or (`whole`) the built-in's names as this Node has them. */
+function requiredModule(path, whole) {
+  const quoted = JSON.stringify(path);
+  const lines = whole
+    ? [
+        `const builtin = require(${quoted});`,
+        'const names = Object.getOwnPropertyNames(builtin).filter((key) => key !== "default");',
+        "const shown = new Set(Object.keys(builtin));",
+        "const load = () => builtin;",
+      ]
+    : [
+        "let builtin;",
+        `const load = () => (builtin ??= require(${quoted}));`,
+        `const names = ${JSON.stringify(exportNames(path).map(([key]) => key))};`,
+        `const shown = new Set(${JSON.stringify(exportNames(path).flatMap(([key, shown]) => (shown ? [key] : [])))});`,
+      ];
+  return [
+    ...lines,
+    `Object.defineProperty(exports, "__esModule", { value: true });`,
+    "for (const key of names)",
+    "  Object.defineProperty(exports, key, { get: () => load()[key], enumerable: shown.has(key) });",
+    `Object.defineProperty(exports, "default", { get: load, enumerable: true });`,
+  ].join("\n");
+}
+
 const builtinsRequired = {
   name: "builtins-required",
   setup(pluginBuild) {
-    pluginBuild.onResolve({ filter: /^[a-z0-9_:/]+$/ }, ({ path, kind }) =>
-      kind === "import-statement" && isBuiltin(path) ? { path, namespace: "builtin" } : undefined,
+    pluginBuild.onResolve({ filter: /^[a-z0-9_:/]+$/ }, ({ path, kind, importer }) =>
+      kind === "import-statement" && isBuiltin(path)
+        ? { path, namespace: takesWhole(importer, path) ? "builtin-whole" : "builtin" }
+        : undefined,
     );
-    pluginBuild.onResolve({ filter: /^required:/ }, ({ path }) => ({
-      path: path.slice("required:".length),
-      namespace: "required",
-    }));
-    pluginBuild.onLoad({ filter: /.*/, namespace: "builtin" }, ({ path }) => {
-      const required = JSON.stringify(`required:${path}`);
-      return { contents: `export * from ${required};\nexport { default } from ${required};`, loader: "js" };
+    pluginBuild.onResolve({ filter: /^required(-whole)?:/ }, ({ path }) => {
+      const [kind, ...rest] = path.split(":");
+      return { path: rest.join(":"), namespace: kind };
     });
-    // The module's own require() is left alone: esbuild keeps built-ins external.
-    pluginBuild.onLoad({ filter: /.*/, namespace: "required" }, ({ path }) => ({
-      contents: [
-        "let builtin;",
-        `const load = () => (builtin ??= require(${JSON.stringify(path)}));`,
-        `Object.defineProperty(exports, "__esModule", { value: true });`,
-        `for (const [key, shown] of ${JSON.stringify(exportNames(path))})`,
-        "  Object.defineProperty(exports, key, { get: () => load()[key], enumerable: shown });",
-        `Object.defineProperty(exports, "default", { get: load, enumerable: true });`,
-      ].join("\n"),
-      loader: "js",
-    }));
+    for (const [namespace, required] of [
+      ["builtin", "required"],
+      ["builtin-whole", "required-whole"],
+    ]) {
+      pluginBuild.onLoad({ filter: /.*/, namespace }, ({ path }) => {
+        const from = JSON.stringify(`${required}:${path}`);
+        return { contents: `export * from ${from};\nexport { default } from ${from};`, loader: "js" };
+      });
+      // The module's own require() is left alone: esbuild keeps built-ins external.
+      pluginBuild.onLoad({ filter: /.*/, namespace: required }, ({ path }) => ({
+        contents: requiredModule(path, required === "required-whole"),
+        loader: "js",
+      }));
+    }
   },
 };
 
