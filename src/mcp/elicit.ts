@@ -1,5 +1,12 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { ServerContext } from "@modelcontextprotocol/server";
+import { createHash } from "node:crypto";
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  type InputRequest,
+  inputRequired,
+  inputResponse,
+  type ServerContext,
+} from "@modelcontextprotocol/server";
 import { errorMessage } from "../core/errors.js";
 import { log } from "../core/log.js";
 import type { PermissionAnswer, PermissionHandler, PermissionRequest } from "../permissions/types.js";
@@ -144,9 +151,70 @@ function answerFor(choice: unknown, request: PermissionRequest): PermissionAnswe
   }
 }
 
+/** The form that asks for a permission decision: the question, and the choices as one enum. */
+function permissionForm(request: PermissionRequest) {
+  return {
+    mode: "form" as const,
+    message: question(request),
+    requestedSchema: {
+      type: "object" as const,
+      properties: {
+        decision: {
+          type: "string" as const,
+          title: "Your answer",
+          enum: choicesFor(request),
+          default: ALLOW_ONCE,
+        },
+      },
+      required: ["decision"],
+    },
+  };
+}
+
 /**
- * Asks the person at the MCP client through elicitation when the client supports it. A client without it,
- * or one that cancels without showing anyone the question, gets a refusal that says nobody could be asked.
+ * The questions a 2026-07-28 call is waiting on, by key: that revision has no requests to the client, so
+ * a call that needs the user ends unfinished (`input_required`) with its questions, and the client calls
+ * again with the answers (`inputResponses`). The tools/call handler takes them (takeInputRequests).
+ */
+const waitingFor = new WeakMap<ServerContext, Record<string, InputRequest>>();
+
+/** The questions the call served under `call` ended waiting on, if any (and forgets them). */
+export function takeInputRequests(call: ServerContext): Record<string, InputRequest> | undefined {
+  const asked = waitingFor.get(call);
+  waitingFor.delete(call);
+  return asked;
+}
+
+/**
+ * Asks within a 2026-07-28 call. The answer's key is a digest of the question itself (the call, its
+ * input, the reason and the choices), so an answer counts only for the very question it answers: a client
+ * that calls again with other arguments is asked again. The client is the one that asks its user either
+ * way; the key keeps a retry from carrying an answer over to a different question.
+ */
+function askInBand(call: ServerContext, request: PermissionRequest): PermissionAnswer {
+  const envelope = call.mcpReq.envelope as Record<string, { elicitation?: unknown } | undefined>;
+  if (!envelope[CLIENT_CAPABILITIES_META_KEY]?.elicitation) {
+    return noOneAsked(request, "this MCP client cannot show cc-tools' questions");
+  }
+  const form = permissionForm(request);
+  const key = `permission-${createHash("sha256").update(JSON.stringify(form)).digest("hex").slice(0, 24)}`;
+  const answer = inputResponse(call.mcpReq.inputResponses, key);
+  if (answer.kind === "elicit") {
+    if (answer.action === "decline")
+      return { behavior: "deny", message: `the user declined it when asked (${request.reason})` };
+    if (answer.action === "cancel")
+      return { behavior: "deny", message: `the user dismissed the question (${request.reason})` };
+    return answerFor(answer.content?.decision, request);
+  }
+  waitingFor.set(call, { ...waitingFor.get(call), [key]: inputRequired.elicit(form) });
+  // The handler returns the questions instead of this: the client asks its user and calls again.
+  return { behavior: "deny", message: "waiting for the user's answer through the MCP client" };
+}
+
+/**
+ * Asks the person at the MCP client through elicitation when the client supports it: by a request to the
+ * client on a 2025 revision, within the call itself on 2026-07-28 (askInBand). A client without it, or one
+ * that cancels without showing anyone the question, gets a refusal that says nobody could be asked.
  */
 export function elicitationHandler(clientSupportsElicitation: () => boolean): PermissionHandler {
   return {
@@ -154,35 +222,18 @@ export function elicitationHandler(clientSupportsElicitation: () => boolean): Pe
     interactive: true,
     async ask(request, signal) {
       const call = currentRequest.getStore();
-      // A 2026-07-28 request carries its envelope. That revision asks the user by returning the call
-      // unfinished (inputRequired) and has no requests to the client; cc-tools asks only through the latter.
-      if (call?.mcpReq.envelope !== undefined) {
-        return noOneAsked(
-          request,
-          "this client speaks MCP's 2026-07-28 revision, in which cc-tools cannot ask yet; it asks clients on a 2025 revision that support elicitation",
-        );
-      }
+      // A 2026-07-28 request carries its envelope.
+      if (call?.mcpReq.envelope !== undefined) return askInBand(call, request);
       if (!call || !clientSupportsElicitation()) {
         return noOneAsked(request, "this MCP client cannot show cc-tools' questions");
       }
-      const choices = choicesFor(request);
       const started = Date.now();
       let result: Awaited<ReturnType<ServerContext["mcpReq"]["elicitInput"]>>;
       try {
-        result = await call.mcpReq.elicitInput(
-          {
-            mode: "form",
-            message: question(request),
-            requestedSchema: {
-              type: "object",
-              properties: {
-                decision: { type: "string", title: "Your answer", enum: choices, default: ALLOW_ONCE },
-              },
-              required: ["decision"],
-            },
-          },
-          { signal, timeout: ELICITATION_TIMEOUT_MS },
-        );
+        result = await call.mcpReq.elicitInput(permissionForm(request), {
+          signal,
+          timeout: ELICITATION_TIMEOUT_MS,
+        });
       } catch (error) {
         if (signal.aborted)
           return { behavior: "deny", message: "the call was cancelled while waiting for permission" };

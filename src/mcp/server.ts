@@ -1,4 +1,4 @@
-import { type ListToolsResult, Server } from "@modelcontextprotocol/server";
+import { inputRequired, type ListToolsResult, Server } from "@modelcontextprotocol/server";
 import type { ToolContext } from "../core/context.js";
 import { createHost, type Host, HostCapability } from "../core/host.js";
 import { MAX_ARGUMENT_CHARS } from "../core/limits.js";
@@ -15,7 +15,7 @@ import { callEnded, callStarted } from "../process/memory.js";
 import { toMcpTools, toolsFor } from "../registry.js";
 import { todoSlot } from "../tasks/todos.js";
 import { toMcpResult } from "./content.js";
-import { currentRequest, elicitationHandler } from "./elicit.js";
+import { currentRequest, elicitationHandler, takeInputRequests } from "./elicit.js";
 import { elicitPlanApproval, elicitQuestions } from "./elicit-questions.js";
 import { serverIdentity } from "./identity.js";
 import { type PostOffice, recipientName } from "./post-office.js";
@@ -149,6 +149,9 @@ export function createToolSession(
           }),
         );
       });
+      // A 2026-07-28 call that needs the user's answer ends unfinished, with the questions (elicit.ts).
+      const asked = takeInputRequests(call);
+      if (asked) return inputRequired({ inputRequests: asked });
       return withSessionNews(name, result);
     } finally {
       await options.afterCall?.(session).catch((error) => log.error("could not save the session", error));

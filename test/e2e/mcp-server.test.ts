@@ -47,16 +47,20 @@ const text = (result: { content?: unknown }) =>
   ((result.content ?? []) as Array<{ text?: string }>).map((b) => b.text ?? "").join("\n");
 
 describe("cc-tools mcp (built CLI) with the SDK client", () => {
-  it("serves a client pinned to the 2026-07-28 revision, and tells it why it was not asked", async () => {
-    const { dir, env } = workspace();
+  /** A client pinned to the 2026-07-28 revision; `answer` fills its form questions (none: no elicitation). */
+  async function modernClient(
+    dir: string,
+    env: Record<string, string>,
+    answer?: (message: string) => { action: "accept" | "decline" | "cancel"; content?: { decision: string } },
+  ) {
     const client = new Client(
       { name: "modern", version: "1" },
-      { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: "2026-07-28" } } },
+      {
+        capabilities: answer ? { elicitation: { form: {} } } : {},
+        versionNegotiation: { mode: { pin: "2026-07-28" } },
+      },
     );
-    client.setRequestHandler("elicitation/create", () => ({
-      action: "accept",
-      content: { decision: "Allow once" },
-    }));
+    if (answer) client.setRequestHandler("elicitation/create", (request) => answer(request.params.message));
     await client.connect(
       new StdioClientTransport({
         command: process.execPath,
@@ -66,6 +70,16 @@ describe("cc-tools mcp (built CLI) with the SDK client", () => {
       }),
     );
     clients.push(client);
+    return client;
+  }
+
+  it("serves a client pinned to the 2026-07-28 revision, and asks its user within the call", async () => {
+    const { dir, env } = workspace();
+    const asked: string[] = [];
+    const client = await modernClient(dir, env, (message) => {
+      asked.push(message);
+      return { action: "accept", content: { decision: "Allow once" } };
+    });
     // Answered by the opening (before the server loads), and what the server itself serves such a client.
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(
@@ -77,11 +91,32 @@ describe("cc-tools mcp (built CLI) with the SDK client", () => {
     );
     const inside = await client.callTool({ name: "Bash", arguments: { command: "echo modern" } });
     expect(text(inside)).toContain("modern");
-    // Outside the workspace needs the user; this revision has no way for cc-tools to ask yet.
+    expect(asked).toEqual([]);
+    // Outside the workspace needs the user: the call ends unfinished with the question (input_required),
+    // the SDK client asks through its elicitation handler and calls again with the answer.
     const outside = join(tempDir(), "x.txt");
     const result = await client.callTool({ name: "Write", arguments: { file_path: outside, content: "x" } });
-    expect(result.isError).toBe(true);
-    expect(text(result)).toContain("2026-07-28 revision");
+    expect(result.isError).toBeFalsy();
+    expect(readFileSync(outside, "utf8")).toBe("x");
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toContain(`Write ${outside}`);
+  });
+
+  it("on 2026-07-28, runs nothing the user declined, and says why a client without elicitation was not asked", async () => {
+    const { dir, env } = workspace();
+    const declining = await modernClient(dir, env, () => ({ action: "decline" }));
+    const outside = join(tempDir(), "x.txt");
+    const declined = await declining.callTool({
+      name: "Write",
+      arguments: { file_path: outside, content: "x" },
+    });
+    expect(declined.isError).toBe(true);
+    expect(text(declined)).toContain("declined it when asked");
+    expect(existsSync(outside)).toBe(false);
+    const mute = await modernClient(dir, env);
+    const refused = await mute.callTool({ name: "Write", arguments: { file_path: outside, content: "x" } });
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toContain("cannot show cc-tools' questions");
     expect(existsSync(outside)).toBe(false);
   });
 
