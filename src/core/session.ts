@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import { lstat, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { log } from "./log.js";
 import { processAlive } from "./pid.js";
 
 /**
@@ -138,15 +139,44 @@ export class Session {
   async dispose(): Promise<void> {
     if (this.disposed) return;
     this.disposed = true;
+    // Each slot releases what it holds even if another one could not: a failed removal must not leave
+    // the next slot's background jobs running.
     for (const [key, slot] of this.slots) {
-      await slot.dispose?.(this.values.get(key));
+      try {
+        await slot.dispose?.(this.values.get(key));
+      } catch (error) {
+        log.error(`the session could not release its ${key}`, error);
+      }
     }
     // Spilled output and job logs were named in results, which end with the session; unless it keeps
     // its files for a reader after the process, the directory goes with everything in it.
     if (this.ownsDirectory && this.directory) {
       if (this.keepFiles) keepOnlyFiles(this.directory);
-      else rmSync(this.directory, { recursive: true, force: true });
+      else removeTree(this.directory);
     }
+  }
+}
+
+/** Attempts at removing a session's directory while a process that is ending still writes into it. */
+const REMOVE_ATTEMPTS = 5;
+/** The wait before the first retry; each later one waits this much longer. */
+const REMOVE_RETRY_MS = 20;
+
+/**
+ * Removes `path` and everything in it. A command that was just killed may still be writing there (its
+ * shell's EXIT trap, a file its last line opens), which makes a directory found empty non-empty again at
+ * its rmdir (ENOTEMPTY): the removal is tried again, and what still fails is logged, not thrown.
+ */
+export function removeTree(path: string): void {
+  try {
+    rmSync(path, {
+      recursive: true,
+      force: true,
+      maxRetries: REMOVE_ATTEMPTS - 1,
+      retryDelay: REMOVE_RETRY_MS,
+    });
+  } catch (error) {
+    log.warn(`could not remove ${path}: ${(error as Error).message}`);
   }
 }
 

@@ -1,18 +1,9 @@
-import {
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  statSync,
-} from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { ToolContext } from "../core/context.js";
 import { ToolError } from "../core/errors.js";
-import type { SessionSlot } from "../core/session.js";
+import { removeTree, type SessionSlot } from "../core/session.js";
 import { canonicalPath, isWithin } from "../fs/canonical.js";
 import { compilePathPattern } from "../permissions/paths.js";
 import { parseRule, READ_RULE_TOOLS, WRITE_RULE_TOOLS } from "../permissions/rules.js";
@@ -380,7 +371,7 @@ const tmpDirSlot: SessionSlot<{ dir?: string }> = {
   key: "sandboxTmpDir",
   create: () => ({}),
   dispose: (state) => {
-    if (state.dir) rmSync(state.dir, { recursive: true, force: true });
+    if (state.dir) removeTree(state.dir);
   },
 };
 

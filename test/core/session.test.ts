@@ -1,9 +1,9 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { Session, type SessionSlot, sweepSessionDirs } from "../../src/core/session.js";
+import { removeTree, Session, type SessionSlot, sweepSessionDirs } from "../../src/core/session.js";
 
 const counter: SessionSlot<{ n: number }> = {
   key: "counter",
@@ -37,6 +37,39 @@ describe("Session", () => {
     await emptyKept.dispose();
     expect(existsSync(emptyDir)).toBe(false);
     rmSync(kept.dir, { recursive: true });
+  });
+
+  it("releases every slot and removes its dir though a slot fails and a dying process still writes there", async () => {
+    const session = new Session();
+    const released: string[] = [];
+    const failing: SessionSlot<object> = {
+      key: "failing",
+      create: () => ({}),
+      dispose: () => {
+        throw new Error("could not");
+      },
+    };
+    const jobs: SessionSlot<object> = {
+      key: "jobs",
+      create: () => ({}),
+      dispose: () => void released.push("jobs"),
+    };
+    session.get(failing);
+    session.get(jobs);
+    // A process that goes on creating files in the session's dir for a while, as a killed command's
+    // EXIT trap does: a single rmdir pass finds the directory refilled (ENOTEMPTY).
+    const writer = spawn("sh", [
+      "-c",
+      'i=0; while [ $i -lt 400 ]; do : > "$1/f$i"; i=$((i+1)); done',
+      "sh",
+      session.dir,
+    ]);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await expect(session.dispose()).resolves.toBeUndefined();
+    expect(released).toEqual(["jobs"]);
+    await new Promise((resolve) => writer.once("exit", resolve));
+    removeTree(session.dir);
+    expect(existsSync(session.dir)).toBe(false);
   });
 
   it("sweeps session dirs of dead owners (kept ones after 6 h), and any dir untouched for a week, but not live ones", async () => {

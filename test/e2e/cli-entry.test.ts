@@ -243,7 +243,7 @@ describe("the cc-tools entry", () => {
       // V8 counts a function's calls from the process's start. Held any later, Node's own path code reached
       // Maglev's threshold while the entry loaded (Node 24), and the compiler's code stayed resident in the
       // idle server (docs/PERFORMANCE.md, "Idle RSS"). --trace-opt prints each compilation on stdout. The
-      // preload makes one function of its own hot before the entry runs: that one must be seen, so the
+      // preload makes a function of its own hot before the entry runs: that one must be seen, so the
       // trace is known to reach the test, and nothing else may be.
       //
       // Node's loader runs the same path code over the entry's path before the entry's first line, so with
@@ -291,7 +291,8 @@ describe("the cc-tools entry", () => {
       const compiled = traces.flatMap(
         (line) => /^\[compiling method .*?<JSFunction (\S*)/.exec(line)?.[1] ?? [],
       );
-      expect(compiled).toContain("ccToolsHotControl");
+      // (TurboFan may inline the control function into its loop's on-stack compilation: either name shows it.)
+      expect(compiled.some((name) => name.startsWith("ccToolsHot"))).toBe(true);
       expect(compiled.filter((name) => !name.startsWith("ccToolsHot"))).toEqual([]);
       child.stdin.end();
       expect(await exitCode(child, 30_000)).toBe(0);
