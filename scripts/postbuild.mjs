@@ -51,10 +51,8 @@ const common = {
 // checkBuiltinImports below fails the build if bundled code imports a name that is not among them.
 function exportNames(path) {
   const builtin = createRequire(import.meta.url)(path);
-  const shown = new Set(Object.keys(builtin));
-  return Object.getOwnPropertyNames(builtin)
-    .filter((key) => key !== "default")
-    .map((key) => [key, shown.has(key)]);
+  const names = Object.getOwnPropertyNames(builtin).filter((key) => key !== "default");
+  return { names, shown: Object.keys(builtin) };
 }
 
 /**
@@ -74,7 +72,7 @@ function checkBuiltinImports(metafile) {
     if (builtins.size === 0 || !existsSync(file)) continue;
     const source = readFileSync(file, "utf8");
     for (const original of builtins) {
-      const names = new Set(exportNames(original).map(([key]) => key));
+      const names = new Set(exportNames(original).names);
       const quoted = literal(original);
       const clause = new RegExp(
         `(?:import|export)\\s*(?:type\\s+)?(?:[\\w$]+\\s*,\\s*)?\\{([^}]*)\\}\\s*from\\s*["']${quoted}["']`,
@@ -132,8 +130,8 @@ function requiredModule(path, whole) {
     : [
         "let builtin;",
         `const load = () => (builtin ??= require(${quoted}));`,
-        `const names = ${JSON.stringify(exportNames(path).map(([key]) => key))};`,
-        `const shown = new Set(${JSON.stringify(exportNames(path).flatMap(([key, shown]) => (shown ? [key] : [])))});`,
+        `const { names, shown: shownList } = ${JSON.stringify(exportNames(path))};`,
+        "const shown = new Set(shownList);",
       ];
   return [
     ...lines,
