@@ -1,12 +1,17 @@
-import type { ServerContext } from "@modelcontextprotocol/server";
+import { ToolError } from "../core/errors.js";
 import type { PlanDecision, QuestionAnswers, UserQuestion } from "../core/host.js";
-import { currentRequest, ELICITATION_TIMEOUT_MS } from "./elicit.js";
+import { currentCall, type Form, type FormAnswer, NobodyToAsk } from "./live-call.js";
 
-type RequestedSchema = Parameters<ServerContext["mcpReq"]["elicitInput"]>[0] & { mode: "form" };
-
-/** The request being served, or undefined when there is none to ask on (then nobody answers). */
-function request(): ServerContext | undefined {
-  return currentRequest.getStore();
+/** Asks the person at the client through the call being served; nobody to ask is the call's error. */
+async function askForm(form: Form, signal: AbortSignal): Promise<FormAnswer> {
+  const call = currentCall.getStore();
+  if (!call) throw new ToolError("There is no client request to ask on, so nobody could be asked.");
+  try {
+    return await call.ask(form, signal);
+  } catch (error) {
+    if (error instanceof NobodyToAsk) throw new ToolError(`Nobody could be asked: ${error.message}.`);
+    throw error;
+  }
 }
 
 /**
@@ -17,8 +22,6 @@ export async function elicitQuestions(
   questions: readonly UserQuestion[],
   signal: AbortSignal,
 ): Promise<QuestionAnswers> {
-  const call = request();
-  if (!call) return undefined;
   const properties: Record<string, unknown> = {};
   questions.forEach((q, i) => {
     const choices = q.options.map((o) => ({
@@ -34,12 +37,15 @@ export async function elicitQuestions(
       description: "Or answer in your own words (used instead of the choice).",
     };
   });
-  const params: RequestedSchema = {
-    mode: "form",
-    message: questions.length === 1 ? questions[0]!.question : `The agent has ${questions.length} questions.`,
-    requestedSchema: { type: "object", properties } as RequestedSchema["requestedSchema"],
-  };
-  const result = await call.mcpReq.elicitInput(params, { signal, timeout: ELICITATION_TIMEOUT_MS });
+  const result = await askForm(
+    {
+      mode: "form",
+      message:
+        questions.length === 1 ? questions[0]!.question : `The agent has ${questions.length} questions.`,
+      requestedSchema: { type: "object", properties } as Form["requestedSchema"],
+    },
+    signal,
+  );
   if (result.action !== "accept" || !result.content) return undefined;
   const answers: Record<string, string> = {};
   questions.forEach((q, i) => {
@@ -60,9 +66,7 @@ export async function elicitQuestions(
 
 /** ExitPlanMode's approval over MCP elicitation: approve or not, with feedback. */
 export async function elicitPlanApproval(plan: string, signal: AbortSignal): Promise<PlanDecision> {
-  const call = request();
-  if (!call) return { approved: false, feedback: "There was no client request to ask on." };
-  const result = await call.mcpReq.elicitInput(
+  const result = await askForm(
     {
       mode: "form",
       message: `The agent's plan:\n\n${plan}\n\nApprove it and leave plan mode?`,
@@ -79,7 +83,7 @@ export async function elicitPlanApproval(plan: string, signal: AbortSignal): Pro
         required: ["approve"],
       },
     },
-    { signal, timeout: ELICITATION_TIMEOUT_MS },
+    signal,
   );
   if (result.action !== "accept") {
     return {

@@ -1,18 +1,7 @@
-import { AsyncLocalStorage } from "node:async_hooks";
-import { createHash } from "node:crypto";
-import {
-  CLIENT_CAPABILITIES_META_KEY,
-  type InputRequest,
-  inputRequired,
-  inputResponse,
-  type ServerContext,
-} from "@modelcontextprotocol/server";
 import { errorMessage } from "../core/errors.js";
 import { log } from "../core/log.js";
 import type { PermissionAnswer, PermissionHandler, PermissionRequest } from "../permissions/types.js";
-
-/** How long a permission question may wait for the person at the client. */
-export const ELICITATION_TIMEOUT_MS = 10 * 60_000;
+import { currentCall, type Form, type FormAnswer, NobodyToAsk } from "./live-call.js";
 
 /**
  * A cancel faster than this came from no person: nobody reads a question and dismisses it that quickly.
@@ -32,9 +21,6 @@ const ALLOW_ONCE = "Allow once";
 const ALLOW_SESSION = "Allow for this session";
 const ALLOW_ALWAYS = "Always allow in this project";
 const DENY = "Deny";
-
-/** The tools/call request being served, so a question can travel on that request's stream. */
-export const currentRequest = new AsyncLocalStorage<ServerContext>();
 
 /** Remembering an answer needs a rule that expresses it; without one, only "once" or "deny" make sense. */
 function choicesFor(request: PermissionRequest): string[] {
@@ -152,7 +138,7 @@ function answerFor(choice: unknown, request: PermissionRequest): PermissionAnswe
 }
 
 /** The form that asks for a permission decision: the question, and the choices as one enum. */
-function permissionForm(request: PermissionRequest) {
+function permissionForm(request: PermissionRequest): Form {
   return {
     mode: "form" as const,
     message: question(request),
@@ -172,72 +158,30 @@ function permissionForm(request: PermissionRequest) {
 }
 
 /**
- * The questions a 2026-07-28 call is waiting on, by key: that revision has no requests to the client, so
- * a call that needs the user ends unfinished (`input_required`) with its questions, and the client calls
- * again with the answers (`inputResponses`). The tools/call handler takes them (takeInputRequests).
- */
-const waitingFor = new WeakMap<ServerContext, Record<string, InputRequest>>();
-
-/** The questions the call served under `call` ended waiting on, if any (and forgets them). */
-export function takeInputRequests(call: ServerContext): Record<string, InputRequest> | undefined {
-  const asked = waitingFor.get(call);
-  waitingFor.delete(call);
-  return asked;
-}
-
-/**
- * Asks within a 2026-07-28 call. The answer's key is a digest of the question itself (the call, its
- * input, the reason and the choices), so an answer counts only for the very question it answers: a client
- * that calls again with other arguments is asked again. The client is the one that asks its user either
- * way; the key keeps a retry from carrying an answer over to a different question.
- */
-function askInBand(call: ServerContext, request: PermissionRequest): PermissionAnswer {
-  const envelope = call.mcpReq.envelope as Record<string, { elicitation?: unknown } | undefined>;
-  if (!envelope[CLIENT_CAPABILITIES_META_KEY]?.elicitation) {
-    return noOneAsked(request, "this MCP client cannot show cc-tools' questions");
-  }
-  const form = permissionForm(request);
-  const key = `permission-${createHash("sha256").update(JSON.stringify(form)).digest("hex").slice(0, 24)}`;
-  const answer = inputResponse(call.mcpReq.inputResponses, key);
-  if (answer.kind === "elicit") {
-    if (answer.action === "decline")
-      return { behavior: "deny", message: `the user declined it when asked (${request.reason})` };
-    if (answer.action === "cancel")
-      return { behavior: "deny", message: `the user dismissed the question (${request.reason})` };
-    return answerFor(answer.content?.decision, request);
-  }
-  waitingFor.set(call, { ...waitingFor.get(call), [key]: inputRequired.elicit(form) });
-  // The handler returns the questions instead of this: the client asks its user and calls again.
-  return { behavior: "deny", message: "waiting for the user's answer through the MCP client" };
-}
-
-/**
  * Asks the person at the MCP client through elicitation when the client supports it: by a request to the
- * client on a 2025 revision, within the call itself on 2026-07-28 (askInBand). A client without it, or one
- * that cancels without showing anyone the question, gets a refusal that says nobody could be asked.
+ * client on a 2025 revision, within the call itself on 2026-07-28 (live-call.ts). A client without it, or
+ * one that cancels without showing anyone the question, gets a refusal that says nobody could be asked.
  */
-export function elicitationHandler(clientSupportsElicitation: () => boolean): PermissionHandler {
+export function elicitationHandler(): PermissionHandler {
   return {
     name: "mcp-elicitation",
     interactive: true,
     async ask(request, signal) {
-      const call = currentRequest.getStore();
-      // A 2026-07-28 request carries its envelope.
-      if (call?.mcpReq.envelope !== undefined) return askInBand(call, request);
-      if (!call || !clientSupportsElicitation()) {
-        return noOneAsked(request, "this MCP client cannot show cc-tools' questions");
-      }
+      const call = currentCall.getStore();
+      if (!call?.elicits()) return noOneAsked(request, "this MCP client cannot show cc-tools' questions");
       const started = Date.now();
-      let result: Awaited<ReturnType<ServerContext["mcpReq"]["elicitInput"]>>;
+      let result: FormAnswer;
       try {
-        result = await call.mcpReq.elicitInput(permissionForm(request), {
-          signal,
-          timeout: ELICITATION_TIMEOUT_MS,
-        });
+        result = await call.ask(permissionForm(request), signal);
       } catch (error) {
         if (signal.aborted)
           return { behavior: "deny", message: "the call was cancelled while waiting for permission" };
-        return noOneAsked(request, `asking through the MCP client failed: ${errorMessage(error)}`);
+        return noOneAsked(
+          request,
+          error instanceof NobodyToAsk
+            ? error.message
+            : `asking through the MCP client failed: ${errorMessage(error)}`,
+        );
       }
       if (result.action === "decline") {
         return { behavior: "deny", message: `the user declined it when asked (${request.reason})` };

@@ -1,4 +1,9 @@
-import { inputRequired, type ListToolsResult, Server } from "@modelcontextprotocol/server";
+import {
+  inputRequired,
+  type ListToolsResult,
+  Server,
+  type ServerContext,
+} from "@modelcontextprotocol/server";
 import type { ToolContext } from "../core/context.js";
 import { createHost, type Host, HostCapability } from "../core/host.js";
 import { MAX_ARGUMENT_CHARS } from "../core/limits.js";
@@ -15,9 +20,10 @@ import { callEnded, callStarted } from "../process/memory.js";
 import { toMcpTools, toolsFor } from "../registry.js";
 import { todoSlot } from "../tasks/todos.js";
 import { toMcpResult } from "./content.js";
-import { currentRequest, elicitationHandler, takeInputRequests } from "./elicit.js";
+import { elicitationHandler } from "./elicit.js";
 import { elicitPlanApproval, elicitQuestions } from "./elicit-questions.js";
 import { serverIdentity } from "./identity.js";
+import { currentCall, LiveCall, WaitingCalls } from "./live-call.js";
 import { type PostOffice, recipientName } from "./post-office.js";
 import { progressChannel } from "./progress.js";
 
@@ -39,6 +45,8 @@ export interface ToolSession {
 export interface ToolSessionOptions {
   /** Quiet time before a call with a progress token gets a heartbeat; HEARTBEAT_INTERVAL_MS by default. */
   heartbeatMs?: number;
+  /** How long a 2026-07-28 call waits for its client's answer; ELICITATION_TIMEOUT_MS by default. */
+  answerTimeoutMs?: number;
   /** The sessions of this server that can message each other; without one, SendMessage is not offered. */
   postOffice?: PostOffice;
   /** The session to serve (a named one restored from disk); a fresh one by default. */
@@ -68,7 +76,7 @@ export function mcpHost(
   return createHost(
     {
       name: "mcp",
-      permissions: elicitationHandler(clientAsks),
+      permissions: elicitationHandler(),
       interactive: clientAsks,
       askQuestions: elicitQuestions,
       approvePlan: elicitPlanApproval,
@@ -96,7 +104,9 @@ export function createToolSession(
   const session = options.session ?? new Session();
   const { serverInfo, capabilities, instructions } = serverIdentity();
   const server = new Server(serverInfo, { capabilities, instructions });
-  const clientAsks = () => Boolean(server.getClientCapabilities()?.elicitation);
+  const initializeElicits = () => Boolean(server.getClientCapabilities()?.elicitation);
+  // Whether the person at this request's client can be asked: tools that ask are offered only then.
+  const clientAsks = () => currentCall.getStore()?.elicits() ?? initializeElicits();
   let ordinal = 0;
   const ownName = () => recipientName(server.getClientVersion()?.name, ordinal);
   const mailbox = options.postOffice?.open((n) => recipientName(server.getClientVersion()?.name, n), session);
@@ -104,19 +114,50 @@ export function createToolSession(
   const host = mcpHost(clientAsks, options.postOffice, ownName);
   const ctx = makeContext(session, host);
   const inFlight = new Map<string | number, AbortController>();
+  // Calls that ended a round with a question and wait for the client's answer (2026-07-28).
+  const waiting = new WaitingCalls(options.answerTimeoutMs);
   // Pipelined calls run in arrival order where it matters (a Read before an Edit), reads in parallel.
   const order = new ArrivalOrder(ctx);
 
   // Our schemas are draft-07 objects; the SDK's type wants its own JSON value type.
   // Only tools that can work here are offered: no PowerShell where pwsh is not installed.
-  server.setRequestHandler("tools/list", () => ({
-    tools: toMcpTools(toolsFor(ctx)) as ListToolsResult["tools"],
+  server.setRequestHandler("tools/list", (_request, call) => ({
+    tools: currentCall.run(new LiveCall(call, initializeElicits), () =>
+      toMcpTools(toolsFor(ctx)),
+    ) as ListToolsResult["tools"],
   }));
+
+  /**
+   * The call a tools/call round serves: a new one, or on 2026-07-28 the waiting call whose question the
+   * round answers (its `requestState` names it); a string says why a retry resumes nothing.
+   */
+  function callFor(request: { name: string; arguments?: unknown }, call: ServerContext): LiveCall | string {
+    const called = { name: request.name, args: request.arguments ?? {} };
+    const handle = call.mcpReq.requestState();
+    if (typeof handle !== "string") return new LiveCall(call, initializeElicits, called);
+    return waiting.resume(handle, called);
+  }
+
+  /** Runs a new call's tool through the one pipeline, in arrival order, its questions going through `live`. */
+  function startRun(live: LiveCall, name: string, args: Record<string, unknown>, id: string | number) {
+    live.start(
+      order.run({ name, input: args }, live.controller.signal, async () => {
+        // A tool of another MCP server may be called before that server finished connecting.
+        if (name.startsWith("mcp__")) await manager?.connect();
+        return currentCall.run(live, () =>
+          runTool(name, args, ctx, {
+            signal: live.controller.signal,
+            onProgress: live.reportProgress,
+            toolUseId: `mcp_${String(id)}`,
+          }),
+        );
+      }),
+    );
+  }
 
   server.setRequestHandler("tools/call", async (request, call) => {
     const { name } = request.params;
-    const args = request.params.arguments ?? {};
-    const size = JSON.stringify(args).length;
+    const size = JSON.stringify(request.params.arguments ?? {}).length;
     if (size > MAX_ARGUMENT_CHARS) {
       return toMcpResult(
         ToolResult.rejected(
@@ -125,34 +166,32 @@ export function createToolSession(
         ),
       );
     }
+    const live = callFor(request.params, call);
+    if (typeof live === "string") return toMcpResult(ToolResult.rejected(live));
     const progress = progressChannel(
       call.mcpReq._meta?.progressToken,
       (n) => call.mcpReq.notify(n),
       options.heartbeatMs,
     );
+    live.attach(call, progress);
     // Aborted by the client's cancellation, or by dispose() when the connection goes away mid-call.
-    const controller = new AbortController();
+    const { controller } = live;
     const onCancel = () => controller.abort(call.mcpReq.signal.reason ?? "cancelled by the client");
     if (call.mcpReq.signal.aborted) onCancel();
     call.mcpReq.signal.addEventListener("abort", onCancel, { once: true });
     inFlight.set(call.mcpReq.id, controller);
     callStarted();
+    // A retry brings answers to the waiting run; a new call starts its run.
+    if (live.run) live.takeAnswers(call.mcpReq.inputResponses);
+    else startRun(live, name, request.params.arguments ?? {}, call.mcpReq.id);
     try {
-      const result = await order.run({ name, input: args }, controller.signal, async () => {
-        // A tool of another MCP server may be called before that server finished connecting.
-        if (name.startsWith("mcp__")) await manager?.connect();
-        return currentRequest.run(call, () =>
-          runTool(name, args, ctx, {
-            signal: controller.signal,
-            onProgress: progress.report,
-            toolUseId: `mcp_${String(call.mcpReq.id)}`,
-          }),
-        );
-      });
-      // A 2026-07-28 call that needs the user's answer ends unfinished, with the questions (elicit.ts).
-      const asked = takeInputRequests(call);
-      if (asked) return inputRequired({ inputRequests: asked });
-      return withSessionNews(name, result);
+      const outcome = await live.serveRound();
+      if ("questions" in outcome) {
+        // The run waits where it asked; the client asks its user and calls again with the answers.
+        waiting.park(live);
+        return inputRequired({ inputRequests: outcome.questions, requestState: live.handle });
+      }
+      return withSessionNews(name, outcome.result);
     } finally {
       await options.afterCall?.(session).catch((error) => log.error("could not save the session", error));
       progress.stop();
@@ -196,6 +235,7 @@ export function createToolSession(
           .beforeDispose?.(session)
           .catch((error) => log.error("could not save the session", error));
         for (const controller of inFlight.values()) controller.abort("the client disconnected");
+        waiting.abortAll("the client disconnected");
         await session.dispose();
       })();
       return disposed;

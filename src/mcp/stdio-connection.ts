@@ -376,9 +376,15 @@ export class StdioConnection implements MessageTransport {
         return;
       }
       if (message.method === "tools/list") {
-        // A 2026-07-28 server asks nobody (elicitation needs a 2025 revision): tools that ask are left out.
+        // Tools that ask the user are offered when this request's client says it elicits.
+        const meta = message.params?._meta as Record<string, { elicitation?: unknown }>;
+        const capabilities = meta[ENVELOPE.capabilities]!;
         this.backlog.pop();
-        this.answerFromOpening(id, { tools: this.servedTools(false), ...modern.listStamp }, false);
+        this.answerFromOpening(
+          id,
+          { tools: this.servedTools(Boolean(capabilities.elicitation)), ...modern.listStamp },
+          false,
+        );
         return;
       }
     }

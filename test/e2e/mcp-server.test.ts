@@ -3,123 +3,22 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/client";
-import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { mcpHost } from "../../src/mcp/server.js";
 import { toolUnavailable } from "../../src/process/shells.js";
 import { allTools, builtinTools } from "../../src/registry.js";
 import { tempDir } from "../helpers/context.js";
 import { processesMatching, waitFor } from "../mcp/fixtures.js";
 import { CLI } from "./cli.js";
+import { connectCli, text, workspace } from "./mcp-client.js";
 
 const run = promisify(execFile);
 const has = (name: string) => allTools().some((t) => t.name === name);
-const clients: Client[] = [];
-afterEach(async () => {
-  while (clients.length > 0) await clients.pop()!.close();
-});
-
-function workspace() {
-  const dir = tempDir();
-  const home = tempDir("cc-tools-home-");
-  return {
-    dir,
-    env: { CLAUDE_CONFIG_DIR: home, CC_TOOLS_STATE_DIR: join(home, "state"), CC_TOOLS_LOG: "silent" },
-  };
-}
-
 /** The built `cc-tools mcp`, driven by the SDK's own client as an MCP host would. */
-async function serve(dir: string, env: Record<string, string>, extraArgs: string[] = []) {
-  const client = new Client({ name: "e2e", version: "1" });
-  await client.connect(
-    new StdioClientTransport({
-      command: process.execPath,
-      args: [CLI, "mcp", "--cwd", dir, ...extraArgs],
-      env: { ...(process.env as Record<string, string>), ...env },
-      stderr: "ignore",
-    }),
-  );
-  clients.push(client);
-  return client;
-}
-
-const text = (result: { content?: unknown }) =>
-  ((result.content ?? []) as Array<{ text?: string }>).map((b) => b.text ?? "").join("\n");
+const serve = (dir: string, env: Record<string, string>, extraArgs: string[] = []) =>
+  connectCli(new Client({ name: "e2e", version: "1" }), dir, env, extraArgs);
 
 describe("cc-tools mcp (built CLI) with the SDK client", () => {
-  /** A client pinned to the 2026-07-28 revision; `answer` fills its form questions (none: no elicitation). */
-  async function modernClient(
-    dir: string,
-    env: Record<string, string>,
-    answer?: (message: string) => { action: "accept" | "decline" | "cancel"; content?: { decision: string } },
-  ) {
-    const client = new Client(
-      { name: "modern", version: "1" },
-      {
-        capabilities: answer ? { elicitation: { form: {} } } : {},
-        versionNegotiation: { mode: { pin: "2026-07-28" } },
-      },
-    );
-    if (answer) client.setRequestHandler("elicitation/create", (request) => answer(request.params.message));
-    await client.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: [CLI, "mcp", "--cwd", dir],
-        env: { ...(process.env as Record<string, string>), ...env },
-        stderr: "ignore",
-      }),
-    );
-    clients.push(client);
-    return client;
-  }
-
-  it("serves a client pinned to the 2026-07-28 revision, and asks its user within the call", async () => {
-    const { dir, env } = workspace();
-    const asked: string[] = [];
-    const client = await modernClient(dir, env, (message) => {
-      asked.push(message);
-      return { action: "accept", content: { decision: "Allow once" } };
-    });
-    // Answered by the opening (before the server loads), and what the server itself serves such a client.
-    const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(
-      builtinTools()
-        .availableFor(mcpHost(() => false))
-        .available.names()
-        .filter((name) => !toolUnavailable(name))
-        .sort(),
-    );
-    const inside = await client.callTool({ name: "Bash", arguments: { command: "echo modern" } });
-    expect(text(inside)).toContain("modern");
-    expect(asked).toEqual([]);
-    // Outside the workspace needs the user: the call ends unfinished with the question (input_required),
-    // the SDK client asks through its elicitation handler and calls again with the answer.
-    const outside = join(tempDir(), "x.txt");
-    const result = await client.callTool({ name: "Write", arguments: { file_path: outside, content: "x" } });
-    expect(result.isError).toBeFalsy();
-    expect(readFileSync(outside, "utf8")).toBe("x");
-    expect(asked).toHaveLength(1);
-    expect(asked[0]).toContain(`Write ${outside}`);
-  });
-
-  it("on 2026-07-28, runs nothing the user declined, and says why a client without elicitation was not asked", async () => {
-    const { dir, env } = workspace();
-    const declining = await modernClient(dir, env, () => ({ action: "decline" }));
-    const outside = join(tempDir(), "x.txt");
-    const declined = await declining.callTool({
-      name: "Write",
-      arguments: { file_path: outside, content: "x" },
-    });
-    expect(declined.isError).toBe(true);
-    expect(text(declined)).toContain("declined it when asked");
-    expect(existsSync(outside)).toBe(false);
-    const mute = await modernClient(dir, env);
-    const refused = await mute.callTool({ name: "Write", arguments: { file_path: outside, content: "x" } });
-    expect(refused.isError).toBe(true);
-    expect(text(refused)).toContain("cannot show cc-tools' questions");
-    expect(existsSync(outside)).toBe(false);
-  });
-
   it("lists the tools and runs Bash; errors come back as isError", async () => {
     const { dir, env } = workspace();
     const client = await serve(dir, env, ["--permission-mode", "bypassPermissions"]);

@@ -2,59 +2,27 @@ import { spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { afterEach, describe, expect, it } from "vitest";
-import { tempDir } from "../helpers/context.js";
+import { describe, expect, it } from "vitest";
 import { waitFor } from "../mcp/fixtures.js";
 import { CLI } from "./cli.js";
-
-const clients: Client[] = [];
-afterEach(async () => {
-  while (clients.length > 0) await clients.pop()!.close();
-});
-
-function workspace() {
-  const dir = tempDir();
-  const home = tempDir("cc-tools-home-");
-  return {
-    dir,
-    env: { CLAUDE_CONFIG_DIR: home, CC_TOOLS_STATE_DIR: join(home, "state"), CC_TOOLS_LOG: "silent" },
-  };
-}
-
-type Elicit = (params: { message: string; requestedSchema: { properties: Record<string, unknown> } }) => {
-  action: "accept" | "decline" | "cancel";
-  content?: Record<string, unknown>;
-};
+import {
+  type Answer,
+  type Asked,
+  closeAfterTest,
+  connectCli,
+  sdkClient,
+  text,
+  workspace,
+} from "./mcp-client.js";
 
 /** The built `cc-tools mcp` over stdio, driven by the SDK's client; with `elicit`, the client answers elicitation. */
-async function serve(
+const serve = (
   dir: string,
   env: Record<string, string>,
   args: string[],
-  elicit?: Elicit,
+  elicit?: (asked: Asked) => Answer,
   name = "e2e",
-) {
-  const client = new Client(
-    { name, version: "1" },
-    { capabilities: elicit ? { elicitation: { form: {} } } : {} },
-  );
-  if (elicit)
-    client.setRequestHandler("elicitation/create", (request) => elicit(request.params as never) as never);
-  await client.connect(
-    new StdioClientTransport({
-      command: process.execPath,
-      args: [CLI, "mcp", "--cwd", dir, ...args],
-      env: { ...(process.env as Record<string, string>), ...env },
-      stderr: "ignore",
-    }),
-  );
-  clients.push(client);
-  return client;
-}
-
-const text = (result: { content?: unknown }) =>
-  ((result.content ?? []) as Array<{ text?: string }>).map((b) => b.text ?? "").join("\n");
+) => connectCli(sdkClient(name, elicit), dir, env, args);
 
 describe("session tools over MCP (built CLI, stdio)", () => {
   it("lists and runs the session tools; AskUserQuestion only for a client that elicits", async () => {
@@ -187,7 +155,6 @@ describe("session tools over MCP (built CLI, stdio)", () => {
     });
     await first.callTool({ name: "EnterPlanMode", arguments: {} });
     await first.close();
-    clients.splice(clients.indexOf(first), 1);
     const second = await serve(dir, env, ["--session", "work", "--permission-mode", "bypassPermissions"]);
     expect(text(await second.callTool({ name: "TaskList", arguments: {} }))).toBe("work_1 [pending] Survive");
     expect(
@@ -219,8 +186,7 @@ describe("SendMessage between the sessions of one HTTP server (built CLI)", () =
       const open = async (name: string) => {
         const client = new Client({ name, version: "1" });
         await client.connect(new StreamableHTTPClientTransport(url));
-        clients.push(client);
-        return client;
+        return closeAfterTest(client);
       };
       const alice = await open("Alice App");
       const bob = await open("bob");

@@ -140,10 +140,14 @@ describe("StdioConnection", () => {
     send({ jsonrpc: "2.0", id: "d", method: "server/discover", params: { _meta: envelope() } });
     send({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: envelope() } });
     await tick();
-    // Nobody can be asked in this revision: AskUserQuestion is left out although the client elicits.
+    // The envelope says the client elicits: AskUserQuestion is offered.
     expect(lines).toEqual([
       { jsonrpc: "2.0", id: "d", result: { supportedVersions: ["2026-07-28"], resultType: "complete" } },
-      { jsonrpc: "2.0", id: 1, result: { tools: [{ name: "Read" }], resultType: "complete", ttlMs: 0 } },
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        result: { tools: [{ name: "Read" }, { name: "AskUserQuestion" }], resultType: "complete", ttlMs: 0 },
+      },
     ]);
     expect(await connection.needsServer).toBe(true);
     const seen: unknown[] = [];
@@ -157,6 +161,16 @@ describe("StdioConnection", () => {
       result: { supportedVersions: ["2026-07-28"], resultType: "complete" },
     });
     expect(lines).toHaveLength(2);
+  });
+
+  it("leaves AskUserQuestion out for a 2026-07-28 client whose envelope does not say it elicits", async () => {
+    const { send, lines, tick } = harness(modernOpening);
+    const mute = { ...envelope(), "io.modelcontextprotocol/clientCapabilities": {} };
+    send({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: mute } });
+    await tick();
+    expect(lines).toEqual([
+      { jsonrpc: "2.0", id: 1, result: { tools: [{ name: "Read" }], resultType: "complete", ttlMs: 0 } },
+    ]);
   });
 
   it("leaves to the server an initialize that carries a 2026-07-28 envelope or follows such a request", async () => {
