@@ -18,14 +18,23 @@ export class ArrivalOrder {
 
   /**
    * Runs `work` once the calls it must follow have finished. `signal` ends the wait early: a call
-   * cancelled while queued then runs at once, and runTool answers that it was cancelled.
+   * cancelled while queued then runs at once, and runTool answers that it was cancelled. `work` may call
+   * `leave` to let the calls after it go before it finishes (it waits for someone's answer).
    */
-  run<T>(call: ToolCall, signal: AbortSignal, work: () => Promise<T>): Promise<T> {
+  run<T>(call: ToolCall, signal: AbortSignal, work: (leave: () => void) => Promise<T>): Promise<T> {
     const exclusive = !concurrencySafe(call, this.ctx);
     const before = exclusive ? Promise.all([this.lastExclusive, ...this.sharedSince]) : this.lastExclusive;
-    const turn = untilSettledOrAborted(before, signal).then(work);
-    // A call cancelled while queued ends early, but those after it still wait for those before it.
-    const finished = Promise.all([before, turn]).then(noop, noop);
+    let leave = noop;
+    const left = new Promise<void>((resolve) => {
+      leave = resolve;
+    });
+    const turn = untilSettledOrAborted(before, signal).then(() => work(leave));
+    // A call cancelled while queued, or one that left, ends early for those after it, but they still wait
+    // for those before it.
+    const finished = Promise.race([Promise.all([before, turn]), Promise.all([before, left])]).then(
+      noop,
+      noop,
+    );
     if (exclusive) {
       this.lastExclusive = finished;
       this.sharedSince = [];

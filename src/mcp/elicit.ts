@@ -124,7 +124,11 @@ export function noOneAsked(request: PermissionRequest, why: string): PermissionA
   };
 }
 
+/** The answer a choice means; anything but one of the choices offered denies. */
 function answerFor(choice: unknown, request: PermissionRequest): PermissionAnswer {
+  if (!choicesFor(request).includes(choice as string)) {
+    return { behavior: "deny", message: `the answer was not one of the choices offered (${request.reason})` };
+  }
   switch (choice) {
     case ALLOW_ONCE:
       return { behavior: "allow", scope: "once" };

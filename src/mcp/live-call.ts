@@ -59,6 +59,11 @@ export class LiveCall {
   private cachedHandle: string | undefined;
   /** The call's run; set by the first round. */
   run: Promise<ToolResult> | undefined;
+  /**
+   * Lets the calls that arrived after this one go before it finishes (ArrivalOrder): a call waiting for its
+   * client's answer must not hold up the connection, since the client may never answer.
+   */
+  leaveOrder: () => void = () => {};
   /** Stops the run: each round's cancellation reaches it, and so does an unanswered question's expiry. */
   readonly controller = new AbortController();
 
@@ -141,9 +146,13 @@ export class LiveCall {
     run.then(end, end);
   }
 
-  /** A retry's answers settle the questions they answer; the others stay open and are asked again. */
+  /**
+   * A retry's answers settle the questions they answer; the others stay open and are asked again. Only the
+   * answers' own keys count (not one reached through `__proto__`).
+   */
   takeAnswers(responses: Record<string, unknown> | undefined): void {
     for (const [key, question] of [...this.open]) {
+      if (!responses || !Object.hasOwn(responses, key)) continue;
       const answer = inputResponse(responses, key);
       if (answer.kind === "elicit") {
         question.settle({ action: answer.action, ...(answer.content ? { content: answer.content } : {}) });
@@ -193,7 +202,9 @@ export class WaitingCalls {
 
   constructor(private readonly timeoutMs = ELICITATION_TIMEOUT_MS) {}
 
+  /** Keeps `call` until its client's retry, and lets the calls after it go meanwhile. */
   park(call: LiveCall): void {
+    call.leaveOrder();
     const timer = setTimeout(() => {
       this.calls.delete(call.handle);
       call.controller.abort("nobody answered the call's question in time");
@@ -209,7 +220,7 @@ export class WaitingCalls {
   resume(handle: string, called: LiveCall["called"]): LiveCall | string {
     const waiting = this.calls.get(handle);
     if (!waiting) {
-      return "No call is waiting for this answer: its question expired unanswered, or was asked on another connection. Nothing was run for the answer; make the call again.";
+      return "No call is waiting for this answer: it was answered already, its question expired unanswered, or it was asked on another connection. Nothing was run for this answer; make the call again if it is still needed.";
     }
     const { name, args } = waiting.call.called;
     if (name !== called.name || !isDeepStrictEqual(args, called.args)) {

@@ -141,7 +141,8 @@ export function createToolSession(
   /** Runs a new call's tool through the one pipeline, in arrival order, its questions going through `live`. */
   function startRun(live: LiveCall, name: string, args: Record<string, unknown>, id: string | number) {
     live.start(
-      order.run({ name, input: args }, live.controller.signal, async () => {
+      order.run({ name, input: args }, live.controller.signal, async (leave) => {
+        live.leaveOrder = leave;
         // A tool of another MCP server may be called before that server finished connecting.
         if (name.startsWith("mcp__")) await manager?.connect();
         return currentCall.run(live, () =>

@@ -267,6 +267,17 @@ describe("cc-tools mcp on the 2026-07-28 revision", () => {
     });
     expect(text(swapped)).toContain("belongs to a call with another tool or other arguments");
     expect(existsSync(other)).toBe(false);
+    // The call waits for an answer that may never come; the connection goes on meanwhile.
+    const meanwhile = await client.callTool({ name: "Bash", arguments: { command: "echo meanwhile" } });
+    expect(text(meanwhile)).toContain("meanwhile");
+    // An answer reached only through `__proto__` is no answer: asked again.
+    const hidden = (await retry({
+      ...call,
+      inputResponses: JSON.parse(JSON.stringify({ hidden: allow }).replace('"hidden"', '"__proto__"')),
+      requestState: first.requestState,
+    })) as unknown as typeof first;
+    expect(hidden.resultType).toBe("input_required");
+    expect(existsSync(outside)).toBe(false);
     // A handle this server never gave: nothing runs.
     const forged = await retry({ ...call, inputResponses: allow, requestState: "forged" });
     expect(text(forged)).toContain("No call is waiting for this answer");
@@ -285,5 +296,34 @@ describe("cc-tools mcp on the 2026-07-28 revision", () => {
     expect(readFileSync(outside, "utf8")).toBe("x");
     const again = await retry({ ...call, inputResponses: allow, requestState: first.requestState });
     expect(text(again)).toContain("No call is waiting for this answer");
+  });
+
+  it("an answer that is not one of the choices offered denies", async () => {
+    const { dir, env } = workspace();
+    // The rules alone: inside the OS sandbox the command would need no approval.
+    mkdirSync(join(dir, ".claude"));
+    writeFileSync(join(dir, ".claude", "settings.json"), JSON.stringify({ sandbox: { enabled: false } }));
+    const client = await modernClient(dir, env, () => ({ action: "cancel" }), [], false);
+    // A command that cannot be checked part by part: no rule can allow it, so "once" or "deny" only.
+    const call = { name: "Bash", arguments: { command: 'eval "touch made"' } };
+    const first = (await client.callTool(call, { allowInputRequired: true })) as unknown as {
+      inputRequests: Record<
+        string,
+        { params: { requestedSchema: { properties: { decision: { enum: string[] } } } } }
+      >;
+      requestState: string;
+    };
+    const [[key, question]] = Object.entries(first.inputRequests) as [
+      [string, (typeof first.inputRequests)[string]],
+    ];
+    expect(question.params.requestedSchema.properties.decision.enum).toEqual(["Allow once", "Deny"]);
+    const unoffered = { action: "accept", content: { decision: "Always allow in this project" } };
+    const result = await client.callTool(
+      { ...call, inputResponses: { [key]: unoffered }, requestState: first.requestState } as typeof call,
+      { allowInputRequired: true },
+    );
+    expect(result.isError).toBe(true);
+    expect(text(result)).toContain("not one of the choices offered");
+    expect(existsSync(join(dir, "made"))).toBe(false);
   });
 });

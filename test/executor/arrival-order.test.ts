@@ -28,6 +28,34 @@ describe("ArrivalOrder", () => {
     expect(events.indexOf("start r3")).toBeGreaterThan(events.indexOf("end w1"));
   });
 
+  it("a call that leaves lets the calls after it go before it finishes, but not before those ahead of it", async () => {
+    const { events, tools } = recordingTools();
+    const ctx = testContext({ tools });
+    const order = new ArrivalOrder(ctx);
+    const signal = new AbortController().signal;
+    const ahead = order.run({ name: "Peek", input: { id: "r0" } }, signal, () =>
+      runTool("Peek", { id: "r0", ms: 60 }, ctx),
+    );
+    let answer!: () => void;
+    const waiting = order.run({ name: "Poke", input: { id: "w1" } }, signal, async (leave) => {
+      events.push("start w1");
+      // Waiting for an answer that may never come: the calls after it need not wait too.
+      leave();
+      await new Promise<void>((resolve) => {
+        answer = resolve;
+      });
+      events.push("end w1");
+    });
+    const after = order.run({ name: "Poke", input: { id: "w2" } }, signal, () =>
+      runTool("Poke", { id: "w2" }, ctx),
+    );
+    await after;
+    expect(events).toEqual(["start r0", "end r0", "start w1", "start w2", "end w2"]);
+    answer();
+    await Promise.all([ahead, waiting]);
+    expect(events.at(-1)).toBe("end w1");
+  });
+
   it("a call cancelled while queued does nothing, and the calls after it still wait for those before it", async () => {
     const ctx = testContext();
     const order = new ArrivalOrder(ctx);
