@@ -60,8 +60,8 @@ export class LiveCall {
   /** The call's run; set by the first round. */
   run: Promise<ToolResult> | undefined;
   /**
-   * Lets the calls that arrived after this one go before it finishes (ArrivalOrder): a call waiting for its
-   * client's answer must not hold up the connection, since the client may never answer.
+   * Lets the calls that arrived after this one go before it finishes (ArrivalOrder): a call waiting for a
+   * person's answer must not hold up the connection, since the answer may never come.
    */
   leaveOrder: () => void = () => {};
   /** Stops the run: each round's cancellation reaches it, and so does an unanswered question's expiry. */
@@ -99,8 +99,12 @@ export class LiveCall {
     return envelope ? Boolean(envelope[CLIENT_CAPABILITIES_META_KEY]?.elicitation) : this.initializeElicits();
   }
 
-  /** Asks the person at the client; rejects when the signal aborts first, or when nobody can be asked. */
+  /**
+   * Asks the person at the client; rejects when the signal aborts first, or when nobody can be asked. The
+   * call leaves the arrival order first: the calls after it do not wait for a person's answer.
+   */
   ask(form: Form, signal: AbortSignal): Promise<FormAnswer> {
+    this.leaveOrder();
     if (!this.inBand) {
       return this.round.mcpReq.elicitInput(form, { signal, timeout: ELICITATION_TIMEOUT_MS });
     }
@@ -202,9 +206,8 @@ export class WaitingCalls {
 
   constructor(private readonly timeoutMs = ELICITATION_TIMEOUT_MS) {}
 
-  /** Keeps `call` until its client's retry, and lets the calls after it go meanwhile. */
+  /** Keeps `call` until its client's retry. */
   park(call: LiveCall): void {
-    call.leaveOrder();
     const timer = setTimeout(() => {
       this.calls.delete(call.handle);
       call.controller.abort("nobody answered the call's question in time");

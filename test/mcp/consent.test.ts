@@ -51,7 +51,7 @@ function factory(
     });
 }
 
-async function connect(makeContext: ContextFactory, answer?: (q: Question) => Answer) {
+async function connect(makeContext: ContextFactory, answer?: (q: Question) => Answer | Promise<Answer>) {
   const session = createToolSession(makeContext, undefined);
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await session.server.connect(serverSide);
@@ -231,6 +231,23 @@ describe("one consent: the client's approval counts inside the workspace", () =>
     });
     expect(again.isError).toBeFalsy();
     expect(questions).toHaveLength(3);
+  });
+
+  it("calls after one that waits for its user's answer do not wait with it", async () => {
+    const dir = tempDir();
+    const target = join(tempDir("cc-tools-outside-"), "later.txt");
+    let answer!: (a: Answer) => void;
+    const client = await connect(factory(dir), () => new Promise<Answer>((resolve) => (answer = resolve)));
+    const waiting = client.callTool({ name: "Write", arguments: { file_path: target, content: "x" } });
+    const next = await client.callTool({
+      name: "Write",
+      arguments: { file_path: join(dir, "b.txt"), content: "b" },
+    });
+    expect(next.isError).toBeFalsy();
+    expect(existsSync(target)).toBe(false);
+    answer({ action: "accept", content: { decision: "Allow once" } });
+    expect((await waiting).isError).toBeFalsy();
+    expect(readFileSync(target, "utf8")).toBe("x");
   });
 
   it("a command question shows the command, not JSON", async () => {
