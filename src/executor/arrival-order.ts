@@ -18,20 +18,40 @@ export class ArrivalOrder {
 
   /**
    * Runs `work` once the calls it must follow have finished. `signal` ends the wait early: a call
-   * cancelled while queued then runs at once, and runTool answers that it was cancelled. `work` may call
-   * `leave` to let the calls after it go before it finishes (it waits for someone's answer).
+   * cancelled while queued then runs at once, and runTool answers that it was cancelled. `work` gets its
+   * place in the order, which it may leave while it waits for a person's answer and take again after.
    */
-  run<T>(call: ToolCall, signal: AbortSignal, work: (leave: () => void) => Promise<T>): Promise<T> {
+  run<T>(call: ToolCall, signal: AbortSignal, work: (place: Place) => Promise<T>): Promise<T> {
     const exclusive = !concurrencySafe(call, this.ctx);
+    let settle = noop;
+    const done = new Promise<void>((resolve) => {
+      settle = resolve;
+    });
+    let hold = this.take(exclusive, done);
+    const place: Place = {
+      leave: () => hold.leave(),
+      rejoin: (rejoinSignal) => {
+        hold.leave();
+        hold = this.take(exclusive, done);
+        return untilSettledOrAborted(hold.before, rejoinSignal);
+      },
+    };
+    const turn = untilSettledOrAborted(hold.before, signal).then(() => work(place));
+    turn.then(settle, settle);
+    return turn;
+  }
+
+  /**
+   * A place at the end of the order: what it must wait for, and how to leave it. Those after it wait until
+   * it is done or has left, and in either case until those before it are done.
+   */
+  private take(exclusive: boolean, done: Promise<void>): { before: Promise<unknown>; leave: () => void } {
     const before = exclusive ? Promise.all([this.lastExclusive, ...this.sharedSince]) : this.lastExclusive;
     let leave = noop;
     const left = new Promise<void>((resolve) => {
       leave = resolve;
     });
-    const turn = untilSettledOrAborted(before, signal).then(() => work(leave));
-    // A call cancelled while queued, or one that left, ends early for those after it, but they still wait
-    // for those before it.
-    const finished = Promise.race([Promise.all([before, turn]), Promise.all([before, left])]).then(
+    const finished = Promise.race([Promise.all([before, done]), Promise.all([before, left])]).then(
       noop,
       noop,
     );
@@ -44,8 +64,19 @@ export class ArrivalOrder {
         this.sharedSince = this.sharedSince.filter((p) => p !== finished);
       });
     }
-    return turn;
+    return { before, leave };
   }
+}
+
+/** A call's place in an ArrivalOrder. */
+export interface Place {
+  /** Lets the calls after this one go before it finishes (it waits for someone's answer). */
+  leave(): void;
+  /**
+   * Takes a place again at the end of the order, as a call arriving now: resolves once the calls it must
+   * then follow have finished (or left), or `signal` aborts. Calls arriving later wait for it again.
+   */
+  rejoin(signal: AbortSignal): Promise<void>;
 }
 
 function noop(): void {}

@@ -10,10 +10,17 @@ import {
 } from "@modelcontextprotocol/server";
 import type { Progress } from "../core/context.js";
 import type { ToolResult } from "../core/result.js";
+import type { Place } from "../executor/arrival-order.js";
 import type { ProgressChannel } from "./progress.js";
 
 /** How long a question may wait for the person at the client. */
-export const ELICITATION_TIMEOUT_MS = 10 * 60_000;
+const ELICITATION_TIMEOUT_MS = 10 * 60_000;
+
+/**
+ * Most calls of one connection that may wait for their client's answers at once (2026-07-28): a client
+ * that starts calls and never answers them cannot pile up suspended runs; past it the oldest is stopped.
+ */
+export const MAX_WAITING_CALLS = 64;
 
 /** A form question, as MCP elicitation carries it. */
 export type Form = Parameters<ServerContext["mcpReq"]["elicitInput"]>[0] & { mode: "form" };
@@ -53,17 +60,17 @@ export class LiveCall {
   private round: ServerContext;
   private progress: ProgressChannel | undefined;
   private readonly open = new Map<string, OpenQuestion>();
+  /** The keys of the questions the last round sent: only answers to those are taken. */
+  private sent = new Set<string>();
   private asked = 0;
+  /** Questions being asked now; while there are any, the call is out of the arrival order. */
+  private asking = 0;
+  private place: Place | undefined;
   private wake: (() => void) | undefined;
   private ended = false;
   private cachedHandle: string | undefined;
   /** The call's run; set by the first round. */
   run: Promise<ToolResult> | undefined;
-  /**
-   * Lets the calls that arrived after this one go before it finishes (ArrivalOrder): a call waiting for a
-   * person's answer must not hold up the connection, since the answer may never come.
-   */
-  leaveOrder: () => void = () => {};
   /** Stops the run: each round's cancellation reaches it, and so does an unanswered question's expiry. */
   readonly controller = new AbortController();
 
@@ -100,11 +107,22 @@ export class LiveCall {
   }
 
   /**
-   * Asks the person at the client; rejects when the signal aborts first, or when nobody can be asked. The
-   * call leaves the arrival order first: the calls after it do not wait for a person's answer.
+   * Asks the person at the client; rejects when the signal aborts first, or when nobody can be asked.
+   * Meanwhile the call is out of the arrival order, so the calls after it do not wait for a person's answer
+   * that may never come; once answered it takes a place again, behind the calls that went ahead.
    */
-  ask(form: Form, signal: AbortSignal): Promise<FormAnswer> {
-    this.leaveOrder();
+  async ask(form: Form, signal: AbortSignal): Promise<FormAnswer> {
+    // Work that outlives its call (a background agent) has no place to leave or take.
+    const inOrder = !this.ended;
+    if (inOrder && this.asking++ === 0) this.place?.leave();
+    try {
+      return await this.askPerson(form, signal);
+    } finally {
+      if (inOrder && --this.asking === 0) await this.place?.rejoin(signal);
+    }
+  }
+
+  private askPerson(form: Form, signal: AbortSignal): Promise<FormAnswer> {
     if (!this.inBand) {
       return this.round.mcpReq.elicitInput(form, { signal, timeout: ELICITATION_TIMEOUT_MS });
     }
@@ -137,6 +155,11 @@ export class LiveCall {
     });
   }
 
+  /** The call's place in the connection's arrival order, once its turn came. */
+  enter(place: Place): void {
+    this.place = place;
+  }
+
   /**
    * Starts the call's run (the first round). Once it settles, nothing more can be asked in band: work it
    * left running (a background agent) that still waits on a question is told nobody can answer.
@@ -151,12 +174,12 @@ export class LiveCall {
   }
 
   /**
-   * A retry's answers settle the questions they answer; the others stay open and are asked again. Only the
-   * answers' own keys count (not one reached through `__proto__`).
+   * A retry's answers settle the questions they answer; the others stay open and are asked again. Only
+   * answers to questions the client was sent count, under the answers' own keys (not through `__proto__`).
    */
   takeAnswers(responses: Record<string, unknown> | undefined): void {
     for (const [key, question] of [...this.open]) {
-      if (!responses || !Object.hasOwn(responses, key)) continue;
+      if (!responses || !this.sent.has(key) || !Object.hasOwn(responses, key)) continue;
       const answer = inputResponse(responses, key);
       if (answer.kind === "elicit") {
         question.settle({ action: answer.action, ...(answer.content ? { content: answer.content } : {}) });
@@ -179,14 +202,23 @@ export class LiveCall {
   async serveRound(): Promise<RoundOutcome> {
     const run = this.run;
     if (!run) throw new Error("a call's round was served before its run started");
-    const asking = new Promise<undefined>((resolve) => {
-      this.wake = () => resolve(undefined);
-      if (this.open.size > 0) resolve(undefined);
-    });
     try {
-      const outcome = await Promise.race([run.then((result) => ({ result })), asking]);
-      if (outcome) return outcome;
-      return { questions: Object.fromEntries([...this.open].map(([key, q]) => [key, q.request])) };
+      for (;;) {
+        const asking = new Promise<undefined>((resolve) => {
+          this.wake = () => resolve(undefined);
+          if (this.open.size > 0) resolve(undefined);
+        });
+        const outcome = await Promise.race([run.then((result) => ({ result })), asking]);
+        this.wake = undefined;
+        if (outcome) return outcome;
+        // Questions asked at the same moment (a sub-agent's parallel calls) go out in one round: a client
+        // allows a call only so many rounds.
+        await new Promise((resolve) => setImmediate(resolve));
+        // Withdrawn meanwhile (the call was cancelled): wait again.
+        if (this.open.size === 0) continue;
+        this.sent = new Set(this.open.keys());
+        return { questions: Object.fromEntries([...this.open].map(([key, q]) => [key, q.request])) };
+      }
     } finally {
       this.wake = undefined;
       this.progress = undefined;
@@ -206,14 +238,34 @@ export class WaitingCalls {
 
   constructor(private readonly timeoutMs = ELICITATION_TIMEOUT_MS) {}
 
-  /** Keeps `call` until its client's retry. */
+  /** Keeps `call` until its client's retry: at most timeoutMs, and no longer than its run lasts. */
   park(call: LiveCall): void {
-    const timer = setTimeout(() => {
-      this.calls.delete(call.handle);
-      call.controller.abort("nobody answered the call's question in time");
-    }, this.timeoutMs);
+    if (this.calls.size >= MAX_WAITING_CALLS) {
+      const [oldest] = this.calls.keys();
+      if (oldest !== undefined) this.stop(oldest, "too many calls of this connection wait for answers");
+    }
+    const handle = call.handle;
+    const timer = setTimeout(
+      () => this.stop(handle, "nobody answered the call's question in time"),
+      this.timeoutMs,
+    );
     timer.unref();
-    this.calls.set(call.handle, { call, timer });
+    this.calls.set(handle, { call, timer });
+    // A run that ends while parked (its connection closing, say) needs no answer any more.
+    const forget = () => {
+      if (this.calls.get(handle)?.call !== call) return;
+      clearTimeout(timer);
+      this.calls.delete(handle);
+    };
+    call.run?.then(forget, forget);
+  }
+
+  private stop(handle: string, reason: string): void {
+    const waiting = this.calls.get(handle);
+    if (!waiting) return;
+    clearTimeout(waiting.timer);
+    this.calls.delete(handle);
+    waiting.call.controller.abort(reason);
   }
 
   /**
@@ -236,10 +288,6 @@ export class WaitingCalls {
 
   /** Stops every waiting call (the connection ended). */
   abortAll(reason: string): void {
-    for (const { call, timer } of this.calls.values()) {
-      clearTimeout(timer);
-      call.controller.abort(reason);
-    }
-    this.calls.clear();
+    for (const handle of [...this.calls.keys()]) this.stop(handle, reason);
   }
 }

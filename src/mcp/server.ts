@@ -141,8 +141,8 @@ export function createToolSession(
   /** Runs a new call's tool through the one pipeline, in arrival order, its questions going through `live`. */
   function startRun(live: LiveCall, name: string, args: Record<string, unknown>, id: string | number) {
     live.start(
-      order.run({ name, input: args }, live.controller.signal, async (leave) => {
-        live.leaveOrder = leave;
+      order.run({ name, input: args }, live.controller.signal, async (place) => {
+        live.enter(place);
         // A tool of another MCP server may be called before that server finished connecting.
         if (name.startsWith("mcp__")) await manager?.connect();
         return currentCall.run(live, () =>
@@ -175,17 +175,18 @@ export function createToolSession(
       options.heartbeatMs,
     );
     live.attach(call, progress);
-    // Aborted by the client's cancellation, or by dispose() when the connection goes away mid-call.
+    // Aborted by the client's cancellation of this round, by dispose() when the connection goes away, or
+    // (while it waits for the client's retry) when its question expires.
     const { controller } = live;
     const onCancel = () => controller.abort(call.mcpReq.signal.reason ?? "cancelled by the client");
     if (call.mcpReq.signal.aborted) onCancel();
     call.mcpReq.signal.addEventListener("abort", onCancel, { once: true });
     inFlight.set(call.mcpReq.id, controller);
     callStarted();
-    // A retry brings answers to the waiting run; a new call starts its run.
-    if (live.run) live.takeAnswers(call.mcpReq.inputResponses);
-    else startRun(live, name, request.params.arguments ?? {}, call.mcpReq.id);
     try {
+      // A retry brings answers to the waiting run; a new call starts its run.
+      if (live.run) live.takeAnswers(call.mcpReq.inputResponses);
+      else startRun(live, name, request.params.arguments ?? {}, call.mcpReq.id);
       const outcome = await live.serveRound();
       if ("questions" in outcome) {
         // The run waits where it asked; the client asks its user and calls again with the answers.

@@ -28,32 +28,35 @@ describe("ArrivalOrder", () => {
     expect(events.indexOf("start r3")).toBeGreaterThan(events.indexOf("end w1"));
   });
 
-  it("a call that leaves lets the calls after it go before it finishes, but not before those ahead of it", async () => {
+  it("a call that leaves lets the calls after it go; when it rejoins it waits for them, and later calls for it", async () => {
     const { events, tools } = recordingTools();
     const ctx = testContext({ tools });
     const order = new ArrivalOrder(ctx);
     const signal = new AbortController().signal;
-    const ahead = order.run({ name: "Peek", input: { id: "r0" } }, signal, () =>
-      runTool("Peek", { id: "r0", ms: 60 }, ctx),
-    );
+    const poke = (id: string) =>
+      order.run({ name: "Poke", input: { id } }, signal, () => runTool("Poke", { id }, ctx));
     let answer!: () => void;
-    const waiting = order.run({ name: "Poke", input: { id: "w1" } }, signal, async (leave) => {
+    const answered = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    const asking = order.run({ name: "Poke", input: { id: "w1" } }, signal, async (place) => {
       events.push("start w1");
       // Waiting for an answer that may never come: the calls after it need not wait too.
-      leave();
-      await new Promise<void>((resolve) => {
-        answer = resolve;
-      });
+      place.leave();
+      await answered;
+      events.push("answered w1");
+      await place.rejoin(signal);
       events.push("end w1");
     });
-    const after = order.run({ name: "Poke", input: { id: "w2" } }, signal, () =>
-      runTool("Poke", { id: "w2" }, ctx),
-    );
-    await after;
-    expect(events).toEqual(["start r0", "end r0", "start w1", "start w2", "end w2"]);
+    const passing = poke("w2");
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(events).toEqual(["start w1", "start w2"]);
+    // Answered while w2 runs: w1 goes on only once w2, which went ahead, is done.
     answer();
-    await Promise.all([ahead, waiting]);
-    expect(events.at(-1)).toBe("end w1");
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    const later = poke("w3");
+    await Promise.all([asking, passing, later]);
+    expect(events).toEqual(["start w1", "start w2", "answered w1", "end w2", "end w1", "start w3", "end w3"]);
   });
 
   it("a call cancelled while queued does nothing, and the calls after it still wait for those before it", async () => {
