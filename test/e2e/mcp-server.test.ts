@@ -2,7 +2,7 @@ import { execFile, spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { Client } from "@modelcontextprotocol/client";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { describe, expect, it } from "vitest";
 import { mcpHost } from "../../src/mcp/server.js";
 import { toolUnavailable } from "../../src/process/shells.js";
@@ -10,7 +10,7 @@ import { allTools, builtinTools } from "../../src/registry.js";
 import { tempDir } from "../helpers/context.js";
 import { processesMatching, waitFor } from "../mcp/fixtures.js";
 import { CLI } from "./cli.js";
-import { connectCli, text, workspace } from "./mcp-client.js";
+import { closeAfterTest, connectCli, text, workspace } from "./mcp-client.js";
 
 const run = promisify(execFile);
 const has = (name: string) => allTools().some((t) => t.name === name);
@@ -214,6 +214,34 @@ describe("cc-tools mcp --http (built CLI)", () => {
       const ok = await post("right-token");
       expect(ok.status).toBe(200);
       expect(await ok.text()).toContain('"serverInfo"');
+    } finally {
+      child.kill("SIGTERM");
+      await new Promise((r) => child.on("close", r));
+    }
+  });
+
+  it("serves the 2025 revisions: a negotiating client settles on 2025-11-25, a 2026-07-28 pin is refused", async () => {
+    const { dir, env } = workspace();
+    const child = spawn(process.execPath, [CLI, "mcp", "--cwd", dir, "--http", "--port", "0"], {
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.on("data", (d) => (stderr += d));
+    try {
+      expect(await waitFor(() => /listening on (http\S+?\/mcp)\b/.test(stderr))).toBe(true);
+      const url = new URL(/listening on (http\S+?\/mcp)\b/.exec(stderr)![1]!);
+      const negotiating = closeAfterTest(new Client({ name: "negotiating", version: "1" }));
+      await negotiating.connect(new StreamableHTTPClientTransport(url));
+      expect((await negotiating.listTools()).tools.map((t) => t.name)).toContain("Bash");
+      expect(negotiating.getNegotiatedProtocolVersion()).toBe("2025-11-25");
+      const pinned = new Client(
+        { name: "pinned", version: "1" },
+        { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+      );
+      await expect(pinned.connect(new StreamableHTTPClientTransport(url))).rejects.toThrow(
+        /did not offer pinned protocol version 2026-07-28/,
+      );
     } finally {
       child.kill("SIGTERM");
       await new Promise((r) => child.on("close", r));
