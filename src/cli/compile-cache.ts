@@ -9,8 +9,9 @@ import { isAbsolute, join } from "node:path";
  * (`$XDG_CACHE_HOME/cc-tools/compile-cache`, else `~/.cache/cc-tools/compile-cache`); Node owns its
  * contents, keys them by Node version, V8's flags when the cache is turned on, and file, and replaces
  * stale entries. `cc-tools mcp` holds V8's optimizing compilers before this runs (hold-compilers.ts), so
- * its directory is apart from the other commands': two copies of cc-tools per Node version. NODE_COMPILE_CACHE (a directory) or NODE_DISABLE_COMPILE_CACHE=1 in the
- * environment take precedence, as Node documents. On Node 20, which has no such cache, this does nothing.
+ * its directory is apart from the other commands': two copies of cc-tools per Node version.
+ * NODE_COMPILE_CACHE (a directory) or NODE_DISABLE_COMPILE_CACHE=1 in the environment take precedence, as
+ * Node documents. On Node 20, which has no such cache, this does nothing.
  */
 export function enableCompileCache(env: NodeJS.ProcessEnv = process.env): void {
   const enable = (module as { enableCompileCache?: (dir?: string) => unknown }).enableCompileCache;

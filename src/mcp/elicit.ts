@@ -144,13 +144,13 @@ function answerFor(choice: unknown, request: PermissionRequest): PermissionAnswe
 /** The form that asks for a permission decision: the question, and the choices as one enum. */
 function permissionForm(request: PermissionRequest): Form {
   return {
-    mode: "form" as const,
+    mode: "form",
     message: question(request),
     requestedSchema: {
-      type: "object" as const,
+      type: "object",
       properties: {
         decision: {
-          type: "string" as const,
+          type: "string",
           title: "Your answer",
           enum: choicesFor(request),
           default: ALLOW_ONCE,

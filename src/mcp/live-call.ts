@@ -253,19 +253,22 @@ export class WaitingCalls {
     this.calls.set(handle, { call, timer });
     // A run that ends while parked (its connection closing, say) needs no answer any more.
     const forget = () => {
-      if (this.calls.get(handle)?.call !== call) return;
-      clearTimeout(timer);
-      this.calls.delete(handle);
+      if (this.calls.get(handle)?.call === call) this.take(handle);
     };
     call.run?.then(forget, forget);
   }
 
-  private stop(handle: string, reason: string): void {
+  /** The call waiting under `handle`, taken off the list (its expiry cancelled). */
+  private take(handle: string): LiveCall | undefined {
     const waiting = this.calls.get(handle);
-    if (!waiting) return;
+    if (!waiting) return undefined;
     clearTimeout(waiting.timer);
     this.calls.delete(handle);
-    waiting.call.controller.abort(reason);
+    return waiting.call;
+  }
+
+  private stop(handle: string, reason: string): void {
+    this.take(handle)?.controller.abort(reason);
   }
 
   /**
@@ -281,9 +284,7 @@ export class WaitingCalls {
     if (name !== called.name || !isDeepStrictEqual(args, called.args)) {
       return "This answer (requestState) belongs to a call with another tool or other arguments, so nothing was run for it. Retry the call it was given for, unchanged.";
     }
-    clearTimeout(waiting.timer);
-    this.calls.delete(handle);
-    return waiting.call;
+    return this.take(handle)!;
   }
 
   /** Stops every waiting call (the connection ended). */

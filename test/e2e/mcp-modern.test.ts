@@ -33,10 +33,13 @@ function modernClient(
   return connectCli(client, dir, env, extraArgs);
 }
 
-/** A modern client whose user allows every question, against a server whose model is a stand-in. */
-async function agentServer(script: Parameters<typeof startStandIn>[0]) {
+/**
+ * A modern client whose user allows every question, against a server whose model is a stand-in: its
+ * sub-agent writes `content` to `outside` with one Write, then answers `reply`. `writeTask` starts it.
+ */
+async function agentServer(outside: string, content: string, reply: string) {
   const { dir, env } = workspace();
-  const model = await startStandIn(script);
+  const model = await startStandIn([toolCall("Write", { file_path: outside, content }), say(reply)]);
   standIns.push(model);
   const asked: string[] = [];
   const client = await modernClient(
@@ -47,7 +50,17 @@ async function agentServer(script: Parameters<typeof startStandIn>[0]) {
       return { action: "accept", content: { decision: "Allow once" } };
     },
   );
-  return { client, model, asked };
+  const writeTask = (extra: Record<string, unknown> = {}) =>
+    client.callTool({
+      name: "Task",
+      arguments: {
+        description: "write a file",
+        prompt: `Write ${outside}`,
+        subagent_type: "general-purpose",
+        ...extra,
+      },
+    });
+  return { writeTask, model, asked, client };
 }
 
 /** The tools a host that can (or cannot) ask its user serves, on this machine. */
@@ -195,18 +208,8 @@ describe("cc-tools mcp on the 2026-07-28 revision", () => {
 
   it("a sub-agent's question waits in place: the agent is not run again, and its write happens once", async () => {
     const outside = join(tempDir(), "from-agent.txt");
-    const { client, model, asked } = await agentServer([
-      toolCall("Write", { file_path: outside, content: "agent\n" }),
-      say("Wrote it."),
-    ]);
-    const result = await client.callTool({
-      name: "Task",
-      arguments: {
-        description: "write a file",
-        prompt: `Write ${outside}`,
-        subagent_type: "general-purpose",
-      },
-    });
+    const { writeTask, model, asked } = await agentServer(outside, "agent\n", "Wrote it.");
+    const result = await writeTask();
     expect(result.isError).toBeFalsy();
     expect(text(result)).toContain("Wrote it.");
     expect(readFileSync(outside, "utf8")).toBe("agent\n");
@@ -216,19 +219,8 @@ describe("cc-tools mcp on the 2026-07-28 revision", () => {
 
   it("a background agent that needs an answer after its call ended is refused, saying why", async () => {
     const outside = join(tempDir(), "from-background.txt");
-    const { client, model, asked } = await agentServer([
-      toolCall("Write", { file_path: outside, content: "late\n" }),
-      say("I could not write it."),
-    ]);
-    const started = await client.callTool({
-      name: "Task",
-      arguments: {
-        description: "write later",
-        prompt: `Write ${outside}`,
-        subagent_type: "general-purpose",
-        run_in_background: true,
-      },
-    });
+    const { writeTask, client, model, asked } = await agentServer(outside, "late\n", "I could not write it.");
+    const started = await writeTask({ run_in_background: true });
     const taskId = /task (\S+)\./.exec(text(started))?.[1];
     expect(taskId).toBeDefined();
     const output = await client.callTool({
