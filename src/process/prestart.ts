@@ -1,15 +1,17 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { accessSync, constants, readFileSync, statSync } from "node:fs";
 import type { Readable } from "node:stream";
+import { isDeepStrictEqual } from "node:util";
 import type { ToolContext } from "../core/context.js";
 import { log } from "../core/log.js";
 import type { Session, SessionSlot } from "../core/session.js";
+import type { SpawnSpec } from "../sandbox/launch.js";
 import { StandInMounter } from "../sandbox/mounter.js";
 import { modelCommandEnv } from "./env.js";
 import { newRunMarker, RUN_MARKER_VAR } from "./escapees.js";
 import { trackGroup, untrackGroup } from "./groups.js";
 import { callsRunning } from "./memory.js";
-import { hostProgram, shQuote } from "./shells.js";
+import { GO_AHEAD_FD, hostProgram, shQuote } from "./shells.js";
 
 /**
  * A shell started ahead of its command, so the command does not wait for this process to fork.
@@ -129,6 +131,12 @@ export interface SandboxAhead {
   startPrefix: readonly string[];
   /** The mount points `startPrefix` makes, each of which the sandbox must have once it is set up. */
   mountPoints: readonly string[];
+  /**
+   * What the launch of `spec` (under id `id`) runs inside while the policy stays the one this sandbox was
+   * started with, and with what environment: a shell that waits for the go-ahead on GO_AHEAD_FD before it
+   * runs anything (sandbox/launch.ts's GATE). Undefined for a command whose shell cannot wait so.
+   */
+  gatedCommand(spec: SpawnSpec, id: string): { command: string[]; env: NodeJS.ProcessEnv } | undefined;
 }
 
 /**
@@ -218,6 +226,11 @@ export class PrestartedShell {
   private mounter: StandInMounter | undefined;
   /** The stand-ins are mounted, for the command whose arguments were last checked. */
   private standInsMounted = false;
+  /**
+   * The command whose shell this sandbox exec'd ahead of its launch (`startEarly`), waiting for its
+   * go-ahead: only a launch of this very command, directory and environment gets it.
+   */
+  private early: { command: readonly string[]; cwd: string; env: NodeJS.ProcessEnv } | undefined;
   /** Called (on a later turn) once it has died before any command came: see `died`. */
   onDeath: (() => void) | undefined;
 
@@ -391,16 +404,44 @@ export class PrestartedShell {
   }
 
   /**
+   * In a waiting sandbox, execs the shell of the command `spec` would launch (under launch id `id`) now,
+   * before the launch has been judged, so that it starts while this process builds the policy: the shell
+   * waits at its gate (sandbox/launch.ts's GATE) and runs nothing until `claim` gives it the go-ahead, which
+   * only a launch of the very same command, directory and environment in the very same sandbox gets. Any
+   * other launch, or none, and it is killed. Nothing happens (the command is handed over at its claim, as
+   * usual) outside a sandbox, before the sandbox is set up, when the command's shell would not wait at a gate,
+   * or when its environment names a BASH_ENV: bash sources that file before it runs the gate.
+   */
+  startEarly(spec: SpawnSpec, id: string): void {
+    if (!this.sandbox || !this.ready || this.early) return;
+    const gated = this.sandbox.gatedCommand(spec, id);
+    if (!gated || gated.env.BASH_ENV !== undefined || !enterable(spec.cwd)) return;
+    const [file, ...args] = gated.command;
+    const env = { ...gated.env, [RUN_MARKER_VAR]: this.marker };
+    const script = this.script(file!, args, spec.cwd, env, true);
+    if (script === undefined) return;
+    this.early = { command: gated.command, cwd: spec.cwd, env };
+    this.child.stdin!.write(`${Buffer.byteLength(script)}\n${script}`);
+  }
+
+  /** True once `startEarly` exec'd a command's shell here. */
+  get startedEarly(): boolean {
+    return this.early !== undefined;
+  }
+
+  /**
    * Runs `argv` with `env` in `cwd` in this shell, when that is exactly what spawning it would do; else
-   * undefined (and this shell is killed: it was started for another command).
+   * undefined (and this shell is killed: it was started for another command). `goAhead` is written on
+   * GO_AHEAD_FD, as a spawn would.
    */
   claim(
     file: string,
     args: readonly string[],
     cwd: string,
     env: NodeJS.ProcessEnv,
+    goAhead?: string,
   ): PrestartedRun | undefined {
-    const run = this.claimIfFits(file, args, cwd, { ...env, [RUN_MARKER_VAR]: this.marker });
+    const run = this.claimIfFits(file, args, cwd, { ...env, [RUN_MARKER_VAR]: this.marker }, goAhead);
     if (!run) this.discard();
     return run;
   }
@@ -414,13 +455,21 @@ export class PrestartedShell {
     args: readonly string[],
     cwd: string,
     env: NodeJS.ProcessEnv,
+    goAhead?: string,
   ): PrestartedRun | undefined {
     if (!this.waiting || !enterable(cwd)) return undefined;
     let script: string | undefined;
+    const gated = goAhead !== undefined;
     if (this.sandbox) {
       const inside = this.inside(file, args);
-      if (inside) script = this.script(inside.command[0]!, inside.command.slice(1), inside.cwd, env);
-    } else script = this.script(file, args, cwd, env);
+      if (inside && this.early) {
+        // Handed over already: the launch must be that command, or its shell stays at the gate.
+        const same =
+          gated && isDeepStrictEqual(this.early, { command: inside.command, cwd: inside.cwd, env });
+        script = same ? "" : undefined;
+      } else if (inside)
+        script = this.script(inside.command[0]!, inside.command.slice(1), inside.cwd, env, gated);
+    } else script = this.script(file, args, cwd, env, gated);
     if (script === undefined) return undefined;
     this.claimed = true;
     clearInterval(this.hostWatch);
@@ -429,7 +478,7 @@ export class PrestartedShell {
     const pipes = this.child.stdio as unknown as Readable[];
     const [stdout, stderr] = this.sandbox ? [pipes[1]!, pipes[2]!] : [pipes[3]!, pipes[4]!];
     for (const pipe of [stdout, stderr]) refPipe(pipe);
-    this.child.stdin!.end(`${Buffer.byteLength(script)}\n${script}`);
+    this.child.stdin!.end(this.early ? goAhead : `${Buffer.byteLength(script)}\n${script}${goAhead ?? ""}`);
     return { child: this.child, marker: this.marker, stdout, stderr };
   }
 
@@ -469,13 +518,15 @@ export class PrestartedShell {
 
   /**
    * The script that enters `cwd`, turns the waiting shell's environment into `target` and execs the argv;
-   * undefined when that cannot be done exactly.
+   * undefined when that cannot be done exactly. `gated`: the program gets the waiting shell's stdin (what
+   * the host writes after the script) on GO_AHEAD_FD.
    */
   private script(
     file: string,
     args: readonly string[],
     cwd: string,
     target: NodeJS.ProcessEnv,
+    gated: boolean,
   ): string | undefined {
     const argv = [file, ...args];
     const entries = Object.entries(target).map(([name, value]) => `${name}=${value}`);
@@ -518,7 +569,8 @@ export class PrestartedShell {
       const value = name === "PWD" && this.sandbox ? cwd : target[name];
       lines.push(value === undefined ? `unset ${name}` : `export ${name}=${shQuote(value)}`);
     }
-    lines.push(`exec ${argv.map(shQuote).join(" ")} </dev/null >&3 2>&4 3>&- 4>&-`);
+    const gate = gated ? ` ${GO_AHEAD_FD}<&0` : "";
+    lines.push(`exec ${argv.map(shQuote).join(" ")} >&3 2>&4 3>&- 4>&-${gate} </dev/null`);
     return lines.join("\n");
   }
 }
@@ -614,7 +666,8 @@ export const prestartSlot: SessionSlot<PrestartState> = {
     scheduled: new Set(),
   }),
   dispose: (state) => {
-    for (const shell of [state.shell, state.spare]) shell?.discard();
+    // (A shell a command took and has not claimed yet may have exec'd its command's shell early.)
+    for (const shell of [state.shell, state.spare, state.taken]) shell?.discard();
     state.shell = state.spare = undefined;
     state.givenUp = true;
   },
@@ -642,18 +695,6 @@ function noteDeath(state: PrestartState, shell: PrestartedShell): void {
   if (!shell.died) return;
   if (shell.sandboxed) state.sandboxDeaths++;
   else state.givenUp = true;
-}
-
-/**
- * Readies the session's waiting sandbox for a command launched in bubblewrap: mounts the stand-ins the
- * launch binds, where the sandbox waits without them (see PrestartedShell.mountStandIns).
- */
-export async function readyWaitingSandbox(
-  session: Session,
-  launch: { file: string; args: readonly string[]; standIns?: readonly string[] },
-): Promise<void> {
-  if (!enabled || session.isDisposed) return;
-  await session.get(prestartSlot).shell?.mountStandIns(launch);
 }
 
 /**

@@ -4,13 +4,13 @@ import { join } from "node:path";
 import type { Progress, ToolContext } from "../core/context.js";
 import { ToolError } from "../core/errors.js";
 import { SPILL_HEAD_CHARS, SPILL_TAIL_CHARS } from "../core/limits.js";
-import { type Launch, sandboxAhead, sandboxLaunch } from "../sandbox/launch.js";
+import { type Launch, newLaunchId, sandboxAhead, sandboxLaunch } from "../sandbox/launch.js";
 import { type RunningTask, type TaskStatus, taskStoreSlot } from "../tasks/store.js";
 import { OutputCapture, type OutputSnapshot } from "./capture.js";
 import { currentDir, settleDir, startingDir } from "./cwd.js";
 import { modelCommandEnv } from "./env.js";
 import { groupWaitsForInput } from "./input-wait.js";
-import { prestartFor as prestartShellFor, readyWaitingSandbox, takePrestarted } from "./prestart.js";
+import { type PrestartedShell, prestartFor as prestartShellFor, takePrestarted } from "./prestart.js";
 import { reportProgressWhileRunning } from "./progress.js";
 import { leftInFullScreen, promptLine, STALL_CONFIRMATIONS, STALL_QUIET_MS } from "./prompt.js";
 import type { ShellAdapter } from "./shells.js";
@@ -78,29 +78,41 @@ function prepare({ adapter, command, ctx }: ShellCommand) {
   };
 }
 
+/** A launch, with the session's prestarted shell it took (bash only), which runs it if it fits. */
+interface Launched extends Launch {
+  prestarted?: PrestartedShell;
+}
+
 /**
  * The spawn of a prepared command: inside the OS sandbox when it applies (the same path for the tools,
  * sub-agents and background tasks). The script file of a long command is removed if the sandbox refuses.
+ * A sandbox waiting for the command starts the command's shell at once, at its gate, while the launch is
+ * judged (PrestartedShell.startEarly).
  */
 async function launch(
   request: ShellCommand,
   prepared: ReturnType<typeof prepare>,
   cwdFile: string | undefined,
-): Promise<Launch> {
-  const { adapter } = request;
+): Promise<Launched> {
+  const { adapter, ctx } = request;
   const { file, args } = adapter.invocation(prepared.executable, prepared.text, cwdFile);
   const asInit = adapter.invocationAsInit?.bind(adapter, prepared.executable, prepared.text, cwdFile);
+  const spec = { file, args, cwd: prepared.start.dir, env: prepared.env, asInit };
+  const prestarted = adapter.kind === "bash" ? takePrestarted(ctx.session) : undefined;
+  const id = newLaunchId();
   try {
+    prestarted?.startEarly(spec, id);
     const launched = await sandboxLaunch(
-      request.ctx,
-      { file, args, cwd: prepared.start.dir, env: prepared.env, asInit },
-      { command: request.command, shell: request.adapter.kind, disableSandbox: request.disableSandbox },
+      ctx,
+      spec,
+      { command: request.command, shell: adapter.kind, disableSandbox: request.disableSandbox },
+      id,
     );
-    if (launched.contained && adapter.kind === "bash") {
-      await readyWaitingSandbox(request.ctx.session, launched);
-    }
-    return launched;
+    // A sandbox that waits without the stand-ins this launch binds gets them now.
+    if (launched.contained) await prestarted?.mountStandIns(launched);
+    return { ...launched, prestarted };
   } catch (error) {
+    prestarted?.discard();
     prepared.cleanup();
     throw error;
   }
@@ -110,9 +122,8 @@ async function launch(
  * What supervise needs of a launch: with the session's prestarted shell, for a bash command (the shell
  * execs the command's argv; it is the same bash that would have been spawned).
  */
-function spawnOf(request: ShellCommand, { file, args, cwd, env, launcherNames, contained }: Launch) {
-  const prestarted = request.adapter.kind === "bash" ? takePrestarted(request.ctx.session) : undefined;
-  return { file, args, cwd, env, launcherNames, contained, prestarted };
+function spawnOf({ file, args, cwd, env, goAhead, launcherNames, contained, prestarted }: Launched) {
+  return { file, args, cwd, env, goAhead, launcherNames, contained, prestarted };
 }
 
 /**
@@ -159,7 +170,7 @@ export async function runForeground(
     ? reportProgressWhileRunning(capture, options.onProgress)
     : undefined;
   const supervised = await supervise({
-    ...spawnOf(request, spawned),
+    ...spawnOf(spawned),
     onStdout: write,
     onStderr: write,
     timeoutMs: options.timeoutMs,
@@ -236,7 +247,7 @@ export async function startBackground(request: ShellCommand, inlineChars: number
     });
     const write = (chunk: Buffer) => capture.write(chunk);
     const note = (text: string) => write(Buffer.from(`\n${text}\n`));
-    const run = () => supervise({ ...spawnOf(request, spawned), onStdout: write, onStderr: write });
+    const run = () => supervise({ ...spawnOf(spawned), onStdout: write, onStderr: write });
     let supervised = run();
     let stopped = false;
     const settle = async (): Promise<Outcome> => {
@@ -248,7 +259,7 @@ export async function startBackground(request: ShellCommand, inlineChars: number
       if (stopped) return stoppedMeanwhile;
       // As runForeground does: bwrap refused to set up, so the command never ran and one more start is
       // safe. Its output file is emptied of bwrap's line only once the second start is under way.
-      let again: Launch;
+      let again: Launched;
       try {
         again = await launch(request, prepared, undefined);
       } catch (error) {

@@ -38,6 +38,12 @@ export interface ShellAdapter {
   ): { file: string; args: string[] };
 }
 
+/**
+ * The descriptor on which a command's shell in the sandbox waits for the host's go-ahead before it runs
+ * anything (sandbox/launch.ts's GATE); a spawn and a waiting shell's exec both give it a pipe there.
+ */
+export const GO_AHEAD_FD = 3;
+
 /** POSIX single-quoting: safe for any path. */
 export function shQuote(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`;

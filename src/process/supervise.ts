@@ -1,9 +1,11 @@
 import { spawn } from "node:child_process";
+import type { Writable } from "node:stream";
 import { errorMessage } from "../core/errors.js";
 import { killEscapees, newRunMarker, RUN_MARKER_VAR } from "./escapees.js";
 import { groupAlive, KILL_GRACE_MS, killGroup, trackGroup, untrackGroup } from "./groups.js";
 import type { PrestartedShell } from "./prestart.js";
 import { type PidMark, pidMark } from "./procfs.js";
+import { GO_AHEAD_FD } from "./shells.js";
 
 /** How often a running command is checked for waiting on input. */
 const STALL_POLL_MS = 500;
@@ -45,6 +47,8 @@ export interface SuperviseOptions {
   env: NodeJS.ProcessEnv;
   /** Written to stdin, which is then closed; without it stdin is /dev/null, so reads end at once. */
   stdin?: string;
+  /** Written on GO_AHEAD_FD (a pipe then), which is then closed: the go-ahead a sandboxed shell waits for. */
+  goAhead?: string;
   onStdout(chunk: Buffer): void;
   onStderr(chunk: Buffer): void;
   /** Kill the group after this long; no limit when undefined (background jobs). */
@@ -93,7 +97,7 @@ export function supervise(options: SuperviseOptions): Supervised {
   const mark = pidMark();
   const prestarted =
     options.stdin === undefined
-      ? options.prestarted?.claim(options.file, options.args, options.cwd, options.env)
+      ? options.prestarted?.claim(options.file, options.args, options.cwd, options.env, options.goAhead)
       : options.prestarted?.discard();
   let marker: string;
   let pidsBefore: PidMark | undefined;
@@ -106,12 +110,21 @@ export function supervise(options: SuperviseOptions): Supervised {
     } else {
       marker = newRunMarker();
       pidsBefore = mark;
+      const stdio: Array<"ignore" | "pipe"> = [
+        options.stdin === undefined ? "ignore" : "pipe",
+        "pipe",
+        "pipe",
+      ];
+      if (options.goAhead !== undefined) stdio[GO_AHEAD_FD] = "pipe";
       child = spawn(options.file, options.args, {
         cwd: options.cwd,
         env: { ...options.env, [RUN_MARKER_VAR]: marker },
         detached: true,
-        stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+        stdio,
       });
+      const gate = child.stdio[GO_AHEAD_FD] as Writable | undefined;
+      gate?.on("error", () => {});
+      gate?.end(options.goAhead);
     }
   } catch (error) {
     // Some failures (E2BIG: arguments too long) throw at once instead of emitting "error".

@@ -7,7 +7,7 @@ import { ToolError } from "../core/errors.js";
 import { once } from "../core/once.js";
 import { isWithin } from "../fs/canonical.js";
 import type { SandboxAhead } from "../process/prestart.js";
-import { shQuote } from "../process/shells.js";
+import { GO_AHEAD_FD, shQuote } from "../process/shells.js";
 import { bwrapArgs, mountPoints, type SandboxBlanks, socketsToHide } from "./bwrap.js";
 import {
   type CommandRequest,
@@ -78,9 +78,10 @@ exit $s`;
  */
 export interface InitDuties {
   /**
-   * Run before the command: a namespace's init ignores every signal it has no handler for, so `kill $$`
-   * (or a time-out's SIGTERM) would leave it running; these traps make a terminating signal end it with
-   * the status it would have died with (128 + the signal's number), as the shell outside a sandbox does.
+   * Run before the command. First the gate: the shell waits for the host's go-ahead (see GATE). Then
+   * the traps: a namespace's init ignores every signal it has no handler for, so `kill $$` (or a
+   * time-out's SIGTERM) would leave it running; these make a terminating signal end it with the status it
+   * would have died with (128 + the signal's number), as the shell outside a sandbox does.
    */
   setup: string;
   /**
@@ -126,12 +127,56 @@ const INIT_SIGNALS: ReadonlyArray<readonly [string, number]> = [
  */
 const startMark = (file: string) => `true 2>/dev/null >| ${shQuote(file)}`;
 
+/** What the host writes on GO_AHEAD_FD to let the command run. */
+export const GO_AHEAD = "g";
+
+/**
+ * The first thing the command's shell runs in the sandbox, before the start mark: it waits for GO_AHEAD
+ * on GO_AHEAD_FD and closes it; on EOF or any other byte it exits having run nothing. A spawn of
+ * bubblewrap gets the byte at once. A waiting sandbox execs the command's shell before the launch has
+ * been judged (process/prestart.ts, `startEarly`), so that the shell starts while this process builds the
+ * policy, and gives the byte only once the launch turns out to be the one that sandbox was started for;
+ * otherwise it kills it. `exit`, so that even a SHELLOPTS errexit or an ERR trap cannot let the command
+ * past a failed read. Stdin stays /dev/null throughout, as a spawned command's is.
+ */
+const GATE = `{ IFS= read -r -n 1 __cc_go <&${GO_AHEAD_FD} && [ "$__cc_go" = ${GO_AHEAD} ]; } || exit 125; unset __cc_go; exec ${GO_AHEAD_FD}<&-`;
+
 /** Whether `path` exists, looked at on the first call and remembered. */
 const existedOnFirstLook = (path: string) => once(() => existsSync(path));
 
-function initDuties(strayFile: string, startFile: string): InitDuties {
+/** A new name for one launch's start and stray marks. */
+export const newLaunchId = () => randomUUID().slice(0, 8);
+
+/** The files in the sandbox's $TMPDIR where launch `id` marks its start and its strays (see InitDuties). */
+function markFiles(tmpDir: string, id: string) {
+  return { strayFile: join(tmpDir, `.strays-${id}`), startFile: join(tmpDir, `.started-${id}`) };
+}
+
+/** A sandboxed command's environment: its own $TMPDIR, and the package managers' caches. */
+function sandboxEnv(policy: SandboxPolicy, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return { ...env, TMPDIR: policy.tmpDir, ...cacheEnv(policy, env) };
+}
+
+/**
+ * What bubblewrap runs: the command's own shell as the namespace's init where it can be, else STRAY_CHECK's
+ * sh. `gated`: the shell waits for the go-ahead first (GATE); not behind the network bridge, which passes
+ * the command no descriptor beyond stdio.
+ */
+function initCommand(
+  spec: SpawnSpec,
+  { strayFile, startFile }: ReturnType<typeof markFiles>,
+  gated: boolean,
+): string[] {
+  if (!spec.asInit)
+    return ["/bin/sh", "-c", STRAY_CHECK, "sh", strayFile, startFile, spec.file, ...spec.args];
+  const own = spec.asInit(initDuties(strayFile, startFile, gated));
+  return [own.file, ...own.args];
+}
+
+function initDuties(strayFile: string, startFile: string, gated: boolean): InitDuties {
   return {
     setup: [
+      ...(gated ? [GATE] : []),
       startMark(startFile),
       ...INIT_SIGNALS.map(([name, status]) => `trap 'exit ${status}' ${name}`),
     ].join("; "),
@@ -154,6 +199,8 @@ export interface SpawnSpec {
 
 export interface Launch extends SpawnSpec {
   sandboxed: boolean;
+  /** Written on GO_AHEAD_FD when the command starts: its shell waits for it (see GATE). */
+  goAhead?: string;
   /** Process names of the launcher (bwrap) and the network bridge: not the command's own processes. */
   launcherNames?: readonly string[];
   /** The command runs in a PID namespace that dies with it (bubblewrap): see SuperviseOptions.contained. */
@@ -404,7 +451,20 @@ export function sandboxAhead(ctx: ToolContext): SandboxAhead | undefined {
     const later = all.slice(all.lastIndexOf(standIn) + 1);
     if (later.some((point) => isWithin(point, standIn) || isWithin(standIn, point))) return undefined;
   }
-  return { file, prefix, standIns, standInSource: sandboxBlanks().dir, startPrefix, mountPoints: points };
+  return {
+    file,
+    prefix,
+    standIns,
+    standInSource: sandboxBlanks().dir,
+    startPrefix,
+    mountPoints: points,
+    // What sandboxLaunch gives a command while the policy stays this one; only a shell that waits at the gate.
+    gatedCommand: (spec, id) =>
+      spec.asInit && {
+        command: initCommand(spec, markFiles(policy.tmpDir, id), true),
+        env: sandboxEnv(policy, spec.env),
+      },
+  };
 }
 
 /** `args` without the `--ro-bind EMPTY-DIR PATH` of each stand-in in `paths`. */
@@ -427,6 +487,7 @@ export async function sandboxLaunch(
   ctx: ToolContext,
   spec: SpawnSpec,
   request: CommandRequest | "hook",
+  id: string = newLaunchId(),
 ): Promise<Launch> {
   // Placeholders waiting for removal go first: the policy would read one as a real .git or .claude, and
   // a command outside the sandbox would find it in place of the missing file.
@@ -456,9 +517,8 @@ export async function sandboxLaunch(
   const releasePlaceholders = holdPlaceholders(policy.placeholders);
   let proxy: FilteringProxy | undefined;
   let proxySocket: { path: string; remove(): void } | undefined;
-  const id = randomUUID().slice(0, 8);
-  const strayFile = join(policy.tmpDir, `.strays-${id}`);
-  const startFile = join(policy.tmpDir, `.started-${id}`);
+  const marks = markFiles(policy.tmpDir, id);
+  const { strayFile, startFile } = marks;
   // Each is looked at once, when the command has ended (release removes both files).
   const leftStrays = existedOnFirstLook(strayFile);
   const hasStarted = existedOnFirstLook(startFile);
@@ -478,17 +538,13 @@ export async function sandboxLaunch(
     releasePlaceholders();
   };
   try {
-    const env: NodeJS.ProcessEnv = { ...spec.env, TMPDIR: policy.tmpDir, ...cacheEnv(policy, spec.env) };
+    const env = sandboxEnv(policy, spec.env);
     let command = [spec.file, ...spec.args];
     const networked = policy.network.allowedDomains.length > 0;
+    const gated = availability.mechanism === "bubblewrap" && !networked && spec.asInit !== undefined;
     let launched: { file: string; args: string[] };
     if (availability.mechanism === "bubblewrap") {
-      if (spec.asInit) {
-        const own = spec.asInit(initDuties(strayFile, startFile));
-        command = [own.file, ...own.args];
-      } else {
-        command = ["/bin/sh", "-c", STRAY_CHECK, "sh", strayFile, startFile, ...command];
-      }
+      command = initCommand(spec, marks, gated);
       if (networked) {
         proxySocket = proxySocketPath();
         proxy = new FilteringProxy(policy.network, { path: proxySocket.path });
@@ -521,6 +577,7 @@ export async function sandboxLaunch(
       ...spec,
       ...launched,
       env,
+      ...(gated ? { goAhead: GO_AHEAD } : {}),
       launcherNames,
       contained: availability.mechanism === "bubblewrap",
       standIns: policy.placeholders,

@@ -34,6 +34,17 @@ describe("supervise", () => {
     expect(output()).toBe("from stdin\nend\n");
   });
 
+  it("gives the child its go-ahead on a descriptor of its own, stdin staying empty", async () => {
+    const { supervised, output } = run(
+      'IFS= read -r -n 1 go <&3; echo "go=$go"; read -r x; echo "stdin=$?"',
+      {
+        goAhead: "g",
+      },
+    );
+    expect(await supervised.done).toMatchObject({ reason: "exited", exitCode: 0 });
+    expect(output()).toBe("go=g\nstdin=1\n");
+  });
+
   it("on time-out kills the whole group, grandchildren included", async () => {
     const secs = uniqueSeconds();
     const { supervised } = run(`sleep ${secs} & sleep ${secs}; wait`, { timeoutMs: 300 });

@@ -19,12 +19,13 @@ import { runTool } from "../../src/executor/run.js";
 import {
   PrestartedShell,
   prestartSlot,
+  takePrestarted,
   usePrestartedShells,
   waitingShell,
 } from "../../src/process/prestart.js";
 import { procStat } from "../../src/process/procfs.js";
-import { locateExecutable } from "../../src/process/shells.js";
-import { sandboxAhead } from "../../src/sandbox/launch.js";
+import { bashAdapter, locateExecutable } from "../../src/process/shells.js";
+import { newLaunchId, type SpawnSpec, sandboxAhead, sandboxLaunch } from "../../src/sandbox/launch.js";
 import { tempDir } from "../helpers/context.js";
 import { eventually } from "../process/ps.js";
 import { bash, nextTurn, sandboxContext, sandboxSettings } from "./helpers.js";
@@ -588,5 +589,117 @@ describe("a sandbox started ahead where control files are missing", () => {
     expect(await eventually(() => !mounterProcesses().includes(helpers[0]!))).toBe(true);
     await nextTurn();
     expect(readdirSync(ws)).toEqual(["notes.txt"]);
+  });
+});
+
+/** The spawn spec shell-run.ts builds for a Bash `command` in the workspace. */
+function bashSpec(ctx: ToolContext, command: string): SpawnSpec {
+  const bashPath = locateExecutable("bash", process.env.PATH)!;
+  const { file, args } = bashAdapter.invocation(bashPath, command, undefined);
+  const asInit = bashAdapter.invocationAsInit!.bind(bashAdapter, bashPath, command, undefined);
+  return { file, args, cwd: ctx.workingDir, env: { PATH: process.env.PATH }, asInit };
+}
+
+/** The command line of the process bubblewrap runs for `shell` (its only child), or "". */
+function innerCommandLine(shell: PrestartedShell): string {
+  try {
+    const [child] = readFileSync(`/proc/${shell.pid}/task/${shell.pid}/children`, "utf8").trim().split(" ");
+    return readFileSync(`/proc/${child}/cmdline`, "utf8");
+  } catch {
+    return "";
+  }
+}
+
+/** Ends `shell`'s process and waits for it, whatever state it is in. */
+async function ended(shell: PrestartedShell): Promise<boolean> {
+  return eventually(
+    () =>
+      !existsSync(`/proc/${shell.pid}`) || readFileSync(`/proc/${shell.pid}/stat`, "utf8").includes(") Z"),
+  );
+}
+
+describe("a command's shell started in the waiting sandbox while its launch is judged", () => {
+  it("is how a command runs there: same output as in a sandbox of its own, stdin empty, the gate closed", async () => {
+    const command = 'read -r x; echo "read=$?"; [ -e /proc/self/fd/3 ] && echo fd3-open || echo fd3-closed';
+    const { ctx } = project();
+    const shell = await waitingSandbox(ctx);
+    const early = await bash(ctx, command);
+    expect(shell.startedEarly).toBe(true);
+    expect(shell.ran).toBe(true);
+    // The same command in a sandbox of its own (no waiting shell: a new session, nothing prestarted yet).
+    const own = await bash(project().ctx, command);
+    expect(early.text).toBe("read=1\nfd3-closed");
+    expect(own.text).toBe(early.text);
+  });
+
+  it("runs nothing before the go-ahead, and nothing at all when it is killed instead", async () => {
+    const { ctx, ws } = project();
+    const shell = await waitingSandbox(ctx);
+    takePrestarted(ctx.session);
+    shell.startEarly(bashSpec(ctx, "echo ran >> ran.txt"), newLaunchId());
+    expect(shell.startedEarly).toBe(true);
+    // Exec'd, with its shell at the gate: the command's text is its argv, and it has not run.
+    expect(await eventually(() => innerCommandLine(shell).includes("ran.txt"))).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(existsSync(join(ws, "ran.txt"))).toBe(false);
+    expect(shell.waiting).toBe(true);
+    shell.discard();
+    expect(await ended(shell)).toBe(true);
+    expect(existsSync(join(ws, "ran.txt"))).toBe(false);
+  });
+
+  it("gets the go-ahead only for the very launch it was started for", async () => {
+    const { ctx, ws } = project();
+    const request = { command: "", shell: "bash" as const };
+    // The same launch: it runs once, in that shell.
+    let shell = await waitingSandbox(ctx);
+    takePrestarted(ctx.session);
+    const id = newLaunchId();
+    shell.startEarly(bashSpec(ctx, "echo A >> log.txt"), id);
+    const same = await sandboxLaunch(ctx, bashSpec(ctx, "echo A >> log.txt"), request, id);
+    const run = shell.claim(same.file, same.args, same.cwd, same.env, same.goAhead);
+    expect(run?.child.pid).toBe(shell.pid);
+    expect(await ended(shell)).toBe(true);
+    await same.release();
+    expect(readFileSync(join(ws, "log.txt"), "utf8")).toBe("A\n");
+    // Another command, another launch id, or another environment: killed before it ran.
+    for (const [spec, launchId] of [
+      [bashSpec(ctx, "echo B >> log.txt"), id],
+      [bashSpec(ctx, "echo A >> log.txt"), newLaunchId()],
+      [{ ...bashSpec(ctx, "echo A >> log.txt"), env: { PATH: process.env.PATH, EXTRA: "1" } }, id],
+    ] as const) {
+      await bash(ctx, "true");
+      await nextTurn();
+      expect(await eventually(() => waitingShell(ctx.session)?.ready === true)).toBe(true);
+      shell = takePrestarted(ctx.session)!;
+      shell.startEarly(bashSpec(ctx, "echo A >> log.txt"), id);
+      expect(shell.startedEarly).toBe(true);
+      const other = await sandboxLaunch(ctx, spec, request, launchId);
+      expect(shell.claim(other.file, other.args, other.cwd, other.env, other.goAhead)).toBeUndefined();
+      expect(await ended(shell)).toBe(true);
+      await other.release();
+    }
+    expect(readFileSync(join(ws, "log.txt"), "utf8")).toBe("A\n");
+  });
+
+  it("is not started for an environment naming a BASH_ENV, which bash would source before the gate", async () => {
+    const { ctx, ws } = project();
+    writeFileSync(join(ws, "env.sh"), "echo sourced >> sourced.txt\n");
+    writeFileSync(join(ws, "notes.txt"), "NOTE\n");
+    ctx.config.env.BASH_ENV = join(ws, "env.sh");
+    const shell = await waitingSandbox(ctx);
+    rmSync(join(ws, "sourced.txt"), { force: true });
+    // A launch that will not fit the waiting sandbox: a shell started early would have sourced the file
+    // there, before its gate, and the command's own sandbox would source it again.
+    ctx.config.rules.push({
+      rule: "Read(./notes.txt)",
+      behavior: "deny",
+      source: { scope: "project", root: ws },
+    });
+    const { text } = await bash(ctx, "echo done");
+    expect(shell.startedEarly).toBe(false);
+    expect(shell.ran).toBe(false);
+    expect(text).toBe("done");
+    expect(readFileSync(join(ws, "sourced.txt"), "utf8")).toBe("sourced\n");
   });
 });
