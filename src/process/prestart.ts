@@ -230,7 +230,9 @@ export class PrestartedShell {
    * The command whose shell this sandbox exec'd ahead of its launch (`startEarly`), waiting for its
    * go-ahead: only a launch of this very command, directory and environment gets it.
    */
-  private early: { command: readonly string[]; cwd: string; env: NodeJS.ProcessEnv } | undefined;
+  private early:
+    | { command: readonly string[]; cwd: string; env: NodeJS.ProcessEnv; dir: DirectoryIdentity }
+    | undefined;
   /** Called (on a later turn) once it has died before any command came: see `died`. */
   onDeath: (() => void) | undefined;
 
@@ -410,17 +412,18 @@ export class PrestartedShell {
    * only a launch of the very same command, directory and environment in the very same sandbox gets. Any
    * other launch, or none, and it is killed. Nothing happens (the command is handed over at its claim, as
    * usual) outside a sandbox, before the sandbox is set up, when the command's shell would not wait at a gate,
-   * or when its environment names a BASH_ENV: bash sources that file before it runs the gate.
+   * or when it would read a startup file before the gate (readsStartupFiles).
    */
   startEarly(spec: SpawnSpec, id: string): void {
     if (!this.sandbox || !this.ready || this.early) return;
     const gated = this.sandbox.gatedCommand(spec, id);
-    if (!gated || gated.env.BASH_ENV !== undefined || !enterable(spec.cwd)) return;
+    const dir = gated && !readsStartupFiles(gated.env) ? directoryIdentity(spec.cwd) : undefined;
+    if (!gated || !dir) return;
     const [file, ...args] = gated.command;
     const env = { ...gated.env, [RUN_MARKER_VAR]: this.marker };
     const script = this.script(file!, args, spec.cwd, env, true);
     if (script === undefined) return;
-    this.early = { command: gated.command, cwd: spec.cwd, env };
+    this.early = { command: gated.command, cwd: spec.cwd, env, dir };
     this.child.stdin!.write(`${Buffer.byteLength(script)}\n${script}`);
   }
 
@@ -463,9 +466,13 @@ export class PrestartedShell {
     if (this.sandbox) {
       const inside = this.inside(file, args);
       if (inside && this.early) {
-        // Handed over already: the launch must be that command, or its shell stays at the gate.
+        // Handed over already: the launch must be that command, or its shell stays at the gate. Its shell
+        // entered the directory then: the path must still name that one (not one renamed into its place).
+        const { dir, ...early } = this.early;
         const same =
-          gated && isDeepStrictEqual(this.early, { command: inside.command, cwd: inside.cwd, env });
+          gated &&
+          isDeepStrictEqual(early, { command: inside.command, cwd: inside.cwd, env }) &&
+          isDeepStrictEqual(directoryIdentity(inside.cwd), dir);
         script = same ? "" : undefined;
       } else if (inside)
         script = this.script(inside.command[0]!, inside.command.slice(1), inside.cwd, env, gated);
@@ -577,13 +584,35 @@ export class PrestartedShell {
 
 /** True when a spawn could chdir into `cwd` (a directory we may search); else it is spawned, to fail as before. */
 function enterable(cwd: string): boolean {
+  return directoryIdentity(cwd) !== undefined;
+}
+
+/** Which directory a path names: its device and inode. */
+interface DirectoryIdentity {
+  dev: number;
+  ino: number;
+}
+
+/** `cwd`'s identity when a spawn could chdir into it (a directory we may search); else undefined. */
+function directoryIdentity(cwd: string): DirectoryIdentity | undefined {
   try {
-    if (!statSync(cwd).isDirectory()) return false;
+    const stat = statSync(cwd);
+    if (!stat.isDirectory()) return undefined;
     accessSync(cwd, constants.X_OK);
-    return true;
+    return { dev: stat.dev, ino: stat.ino };
   } catch {
-    return false;
+    return undefined;
   }
+}
+
+/**
+ * True when `bash -c` started with `env` reads a startup file before its first command: the file BASH_ENV
+ * names, and, in the bash of Debian and Ubuntu (built with SSH_SOURCE_BASHRC), /etc/bash.bashrc and
+ * ~/.bashrc when SSH_CLIENT or SSH2_CLIENT is set (a host started over ssh) and its shell level is low. A
+ * shell started early would run that code before its gate, in a sandbox its launch may then not fit.
+ */
+function readsStartupFiles(env: NodeJS.ProcessEnv): boolean {
+  return ["BASH_ENV", "SSH_CLIENT", "SSH2_CLIENT"].some((name) => env[name] !== undefined);
 }
 
 function unrefPipe(pipe: unknown): void {

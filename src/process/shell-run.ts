@@ -78,7 +78,10 @@ function prepare({ adapter, command, ctx }: ShellCommand) {
   };
 }
 
-/** A launch, with the session's prestarted shell it took (bash only), which runs it if it fits. */
+/**
+ * A launch, with the session's prestarted shell it took (bash only), which runs it if it fits; `release`
+ * also kills that shell if no command took it (it may have exec'd the command's shell early, at its gate).
+ */
 interface Launched extends Launch {
   prestarted?: PrestartedShell;
 }
@@ -110,7 +113,11 @@ async function launch(
     );
     // A sandbox that waits without the stand-ins this launch binds gets them now.
     if (launched.contained) await prestarted?.mountStandIns(launched);
-    return { ...launched, prestarted };
+    const release = async () => {
+      prestarted?.discard();
+      await launched.release();
+    };
+    return { ...launched, prestarted, release };
   } catch (error) {
     prestarted?.discard();
     prepared.cleanup();
@@ -238,13 +245,21 @@ export async function startBackground(request: ShellCommand, inlineChars: number
   const { cleanup } = prepared;
   const store = ctx.session.get(taskStoreSlot);
   const task = store.add("shell", command, (id) => {
-    const capture = new OutputCapture({
-      inlineChars,
-      headChars: SPILL_HEAD_CHARS,
-      tailChars: SPILL_TAIL_CHARS,
-      filePath: () => join(ctx.session.dir, `${id}.output`),
-      eagerFile: true,
-    });
+    let capture: OutputCapture;
+    try {
+      capture = new OutputCapture({
+        inlineChars,
+        headChars: SPILL_HEAD_CHARS,
+        tailChars: SPILL_TAIL_CHARS,
+        filePath: () => join(ctx.session.dir, `${id}.output`),
+        eagerFile: true,
+      });
+    } catch (error) {
+      // The output file could not be made, so nothing ran: what the launch set up goes now.
+      void spawned.release();
+      cleanup();
+      throw error;
+    }
     const write = (chunk: Buffer) => capture.write(chunk);
     const note = (text: string) => write(Buffer.from(`\n${text}\n`));
     const run = () => supervise({ ...spawnOf(spawned), onStdout: write, onStderr: write });

@@ -93,6 +93,11 @@ export interface Supervised {
  * guarantees that when it ends, however it ends, nothing it started is left running.
  */
 export function supervise(options: SuperviseOptions): Supervised {
+  if (options.signal?.aborted) {
+    // Cancelled before it started (during its launch): nothing runs, and a prestarted shell is killed.
+    options.prestarted?.discard();
+    return notStarted({ reason: "aborted", exitCode: null, signal: null, straysKilled: false });
+  }
   // Before anything can start: a prestarted shell may exec and fork as soon as it is claimed.
   const mark = pidMark();
   const prestarted =
@@ -128,15 +133,13 @@ export function supervise(options: SuperviseOptions): Supervised {
     }
   } catch (error) {
     // Some failures (E2BIG: arguments too long) throw at once instead of emitting "error".
-    const outcome: Outcome = {
+    return notStarted({
       reason: "spawnFailed",
       exitCode: null,
       signal: null,
       straysKilled: false,
       spawnError: errorMessage(error),
-    };
-    const settled = Promise.resolve(outcome);
-    return { pid: undefined, done: settled, finished: settled, stop: () => settled };
+    });
   }
   const pid = child.pid;
   const stdout = prestarted?.stdout ?? child.stdout!;
@@ -261,4 +264,10 @@ export function supervise(options: SuperviseOptions): Supervised {
       return done;
     },
   };
+}
+
+/** A command that never started: settled at once with `outcome`. */
+function notStarted(outcome: Outcome): Supervised {
+  const settled = Promise.resolve(outcome);
+  return { pid: undefined, done: settled, finished: settled, stop: () => settled };
 }

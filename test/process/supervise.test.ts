@@ -1,3 +1,5 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { groupAlive } from "../../src/process/groups.js";
 import { supervise } from "../../src/process/supervise.js";
@@ -43,6 +45,17 @@ describe("supervise", () => {
     );
     expect(await supervised.done).toMatchObject({ reason: "exited", exitCode: 0 });
     expect(output()).toBe("go=g\nstdin=1\n");
+  });
+
+  it("starts nothing for a call cancelled before it started", async () => {
+    const dir = tempDir();
+    const controller = new AbortController();
+    controller.abort();
+    const { supervised } = run("touch started", { cwd: dir, signal: controller.signal });
+    expect(await supervised.done).toMatchObject({ reason: "aborted", exitCode: null });
+    expect(supervised.pid).toBeUndefined();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(existsSync(join(dir, "started"))).toBe(false);
   });
 
   it("on time-out kills the whole group, grandchildren included", async () => {

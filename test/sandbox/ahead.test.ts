@@ -682,24 +682,69 @@ describe("a command's shell started in the waiting sandbox while its launch is j
     expect(readFileSync(join(ws, "log.txt"), "utf8")).toBe("A\n");
   });
 
-  it("is not started for an environment naming a BASH_ENV, which bash would source before the gate", async () => {
+  it("is not started where bash would read a startup file before the gate (BASH_ENV, a host started over ssh)", async () => {
+    for (const startup of ["BASH_ENV", "SSH_CLIENT"] as const) {
+      const { ctx, ws } = project();
+      const home = tempDir("cc-tools-ahead-home-");
+      const script = 'echo sourced >> "$PWD/sourced.txt"\n';
+      writeFileSync(join(ws, "env.sh"), script);
+      // Debian's bash sources ~/.bashrc for `bash -c` under sshd (SSH_CLIENT set, a low shell level).
+      writeFileSync(join(home, ".bashrc"), script);
+      writeFileSync(join(ws, "notes.txt"), "NOTE\n");
+      Object.assign(
+        ctx.config.env,
+        startup === "BASH_ENV"
+          ? { BASH_ENV: join(ws, "env.sh") }
+          : { SSH_CLIENT: "192.0.2.1 50000 22", SHLVL: "0", HOME: home },
+      );
+      const shell = await waitingSandbox(ctx);
+      rmSync(join(ws, "sourced.txt"), { force: true });
+      // A launch that will not fit the waiting sandbox: a shell started early would have read the file
+      // there, before its gate, and the command's own sandbox would read it again.
+      ctx.config.rules.push({
+        rule: "Read(./notes.txt)",
+        behavior: "deny",
+        source: { scope: "project", root: ws },
+      });
+      const { text } = await bash(ctx, "echo done");
+      expect(shell.startedEarly, startup).toBe(false);
+      expect(shell.ran).toBe(false);
+      expect(text).toBe("done");
+      const sourced = existsSync(join(ws, "sourced.txt"))
+        ? readFileSync(join(ws, "sourced.txt"), "utf8")
+        : "";
+      if (startup === "BASH_ENV") expect(sourced).toBe("sourced\n");
+      // (A bash built without SSH_SOURCE_BASHRC reads no file at all here.)
+      else expect(["", "sourced\n"]).toContain(sourced);
+    }
+  });
+
+  it("is killed when the directory it entered is no longer the one at the command's path", async () => {
     const { ctx, ws } = project();
-    writeFileSync(join(ws, "env.sh"), "echo sourced >> sourced.txt\n");
-    writeFileSync(join(ws, "notes.txt"), "NOTE\n");
-    ctx.config.env.BASH_ENV = join(ws, "env.sh");
+    mkdirSync(join(ws, "sub"));
     const shell = await waitingSandbox(ctx);
-    rmSync(join(ws, "sourced.txt"), { force: true });
-    // A launch that will not fit the waiting sandbox: a shell started early would have sourced the file
-    // there, before its gate, and the command's own sandbox would source it again.
-    ctx.config.rules.push({
-      rule: "Read(./notes.txt)",
-      behavior: "deny",
-      source: { scope: "project", root: ws },
-    });
-    const { text } = await bash(ctx, "echo done");
-    expect(shell.startedEarly).toBe(false);
-    expect(shell.ran).toBe(false);
-    expect(text).toBe("done");
-    expect(readFileSync(join(ws, "sourced.txt"), "utf8")).toBe("sourced\n");
+    takePrestarted(ctx.session);
+    const spec = { ...bashSpec(ctx, "echo x > made-here"), cwd: join(ws, "sub") };
+    const id = newLaunchId();
+    shell.startEarly(spec, id);
+    expect(await eventually(() => innerCommandLine(shell).includes("made-here"))).toBe(true);
+    renameSync(join(ws, "sub"), join(ws, "sub-old"));
+    mkdirSync(join(ws, "sub"));
+    const launch = await sandboxLaunch(ctx, spec, { command: "", shell: "bash" }, id);
+    expect(shell.claim(launch.file, launch.args, launch.cwd, launch.env, launch.goAhead)).toBeUndefined();
+    expect(await ended(shell)).toBe(true);
+    await launch.release();
+    expect(readdirSync(join(ws, "sub-old"))).toEqual([]);
+  });
+
+  it("is killed when a background command cannot start after all (its output file cannot be made)", async () => {
+    const { ctx } = project();
+    const shell = await waitingSandbox(ctx);
+    // Where the session's first task writes its output.
+    mkdirSync(join(ctx.session.dir, "shell_1.output"));
+    const { result } = await bash(ctx, "echo hi", { run_in_background: true });
+    expect(result.isError).toBe(true);
+    expect(shell.startedEarly).toBe(true);
+    expect(await ended(shell)).toBe(true);
   });
 });
