@@ -11,7 +11,7 @@ import { modelCommandEnv } from "./env.js";
 import { newRunMarker, RUN_MARKER_VAR } from "./escapees.js";
 import { trackGroup, untrackGroup } from "./groups.js";
 import { callsRunning } from "./memory.js";
-import { GO_AHEAD_FD, hostProgram, shQuote } from "./shells.js";
+import { GO_AHEAD, GO_AHEAD_FD, hostProgram, shQuote } from "./shells.js";
 
 /**
  * A shell started ahead of its command, so the command does not wait for this process to fork.
@@ -26,7 +26,9 @@ import { GO_AHEAD_FD, hostProgram, shQuote } from "./shells.js";
  * own argv: the very process a spawn would have started (`bash -c …`, bubblewrap around it, or rg), in its
  * own session and process group, with stdin on /dev/null, the same pid for the supervisor and the same
  * environment. Everything judged per command (permissions, the sandbox's policy and its stand-ins) is
- * still judged at the command's time: only the fork moved.
+ * still judged at the command's time: only the fork moved. In a waiting sandbox the exec of the command's
+ * shell moves too, before the judgement, but that shell runs nothing until the judgement lets it through
+ * its gate (`startEarly`).
  *
  * It is used only when the result is provably the same as a spawn: the environments differ only in plain
  * variables the script can set. Anything else (an exported function, SHELLOPTS, a NUL in an argument,
@@ -230,9 +232,7 @@ export class PrestartedShell {
    * The command whose shell this sandbox exec'd ahead of its launch (`startEarly`), waiting for its
    * go-ahead: only a launch of this very command, directory and environment gets it.
    */
-  private early:
-    | { command: readonly string[]; cwd: string; env: NodeJS.ProcessEnv; dir: DirectoryIdentity }
-    | undefined;
+  private early: { command: readonly string[]; cwd: string; env: NodeJS.ProcessEnv } | undefined;
   /** Called (on a later turn) once it has died before any command came: see `died`. */
   onDeath: (() => void) | undefined;
 
@@ -412,39 +412,40 @@ export class PrestartedShell {
    * only a launch of the very same command, directory and environment in the very same sandbox gets. Any
    * other launch, or none, and it is killed. Nothing happens (the command is handed over at its claim, as
    * usual) outside a sandbox, before the sandbox is set up, when the command's shell would not wait at a gate,
-   * or when it would read a startup file before the gate (readsStartupFiles).
+   * or when it would read a startup file before the gate (readsStartupFiles). Only for a shell taken for
+   * its command (takePrestarted): one still waiting in the session would be offered to the next.
    */
   startEarly(spec: SpawnSpec, id: string): void {
     if (!this.sandbox || !this.ready || this.early) return;
     const gated = this.sandbox.gatedCommand(spec, id);
-    const dir = gated && !readsStartupFiles(gated.env) ? directoryIdentity(spec.cwd) : undefined;
-    if (!gated || !dir) return;
+    if (!gated || readsStartupFiles(gated.env) || !enterable(spec.cwd)) return;
     const [file, ...args] = gated.command;
     const env = { ...gated.env, [RUN_MARKER_VAR]: this.marker };
     const script = this.script(file!, args, spec.cwd, env, true);
     if (script === undefined) return;
-    this.early = { command: gated.command, cwd: spec.cwd, env, dir };
+    this.early = { command: gated.command, cwd: spec.cwd, env };
     this.child.stdin!.write(`${Buffer.byteLength(script)}\n${script}`);
   }
 
-  /** True once `startEarly` exec'd a command's shell here. */
+  /** True once `startEarly` exec'd a command's shell here (for the tests). */
   get startedEarly(): boolean {
     return this.early !== undefined;
   }
 
   /**
    * Runs `argv` with `env` in `cwd` in this shell, when that is exactly what spawning it would do; else
-   * undefined (and this shell is killed: it was started for another command). `goAhead` is written on
-   * GO_AHEAD_FD, as a spawn would.
+   * undefined (and this shell is killed: it was started for another command). `gated`: the argv waits for
+   * the go-ahead, which is written on GO_AHEAD_FD as a spawn would. A shell that started the command early
+   * has exec'd it already: the claim then only checks the launch and writes the go-ahead.
    */
   claim(
     file: string,
     args: readonly string[],
     cwd: string,
     env: NodeJS.ProcessEnv,
-    goAhead?: string,
+    gated = false,
   ): PrestartedRun | undefined {
-    const run = this.claimIfFits(file, args, cwd, { ...env, [RUN_MARKER_VAR]: this.marker }, goAhead);
+    const run = this.claimIfFits(file, args, cwd, { ...env, [RUN_MARKER_VAR]: this.marker }, gated);
     if (!run) this.discard();
     return run;
   }
@@ -458,21 +459,22 @@ export class PrestartedShell {
     args: readonly string[],
     cwd: string,
     env: NodeJS.ProcessEnv,
-    goAhead?: string,
+    gated = false,
   ): PrestartedRun | undefined {
     if (!this.waiting || !enterable(cwd)) return undefined;
     let script: string | undefined;
-    const gated = goAhead !== undefined;
     if (this.sandbox) {
       const inside = this.inside(file, args);
       if (inside && this.early) {
-        // Handed over already: the launch must be that command, or its shell stays at the gate. Its shell
-        // entered the directory then: the path must still name that one (not one renamed into its place).
-        const { dir, ...early } = this.early;
+        // Handed over already: the launch must be that command, or its shell stays at the gate. The shell
+        // enters the directory once it has read the script: still at the sandbox's root, it enters the one
+        // the path names then, as a spawn would; inside already, that must be the one the path names now
+        // (not one renamed away since).
+        const proc = `/proc/${this.inner!.pid}`;
         const same =
           gated &&
-          isDeepStrictEqual(early, { command: inside.command, cwd: inside.cwd, env }) &&
-          isDeepStrictEqual(directoryIdentity(inside.cwd), dir);
+          isDeepStrictEqual(this.early, { command: inside.command, cwd: inside.cwd, env }) &&
+          (sameDirectory(`${proc}/cwd`, inside.cwd) || sameDirectory(`${proc}/cwd`, `${proc}/root`));
         script = same ? "" : undefined;
       } else if (inside)
         script = this.script(inside.command[0]!, inside.command.slice(1), inside.cwd, env, gated);
@@ -485,7 +487,8 @@ export class PrestartedShell {
     const pipes = this.child.stdio as unknown as Readable[];
     const [stdout, stderr] = this.sandbox ? [pipes[1]!, pipes[2]!] : [pipes[3]!, pipes[4]!];
     for (const pipe of [stdout, stderr]) refPipe(pipe);
-    this.child.stdin!.end(this.early ? goAhead : `${Buffer.byteLength(script)}\n${script}${goAhead ?? ""}`);
+    const goAhead = gated ? GO_AHEAD : "";
+    this.child.stdin!.end(this.early ? goAhead : `${Buffer.byteLength(script)}\n${script}${goAhead}`);
     return { child: this.child, marker: this.marker, stdout, stderr };
   }
 
@@ -584,24 +587,22 @@ export class PrestartedShell {
 
 /** True when a spawn could chdir into `cwd` (a directory we may search); else it is spawned, to fail as before. */
 function enterable(cwd: string): boolean {
-  return directoryIdentity(cwd) !== undefined;
-}
-
-/** Which directory a path names: its device and inode. */
-interface DirectoryIdentity {
-  dev: number;
-  ino: number;
-}
-
-/** `cwd`'s identity when a spawn could chdir into it (a directory we may search); else undefined. */
-function directoryIdentity(cwd: string): DirectoryIdentity | undefined {
   try {
-    const stat = statSync(cwd);
-    if (!stat.isDirectory()) return undefined;
+    if (!statSync(cwd).isDirectory()) return false;
     accessSync(cwd, constants.X_OK);
-    return { dev: stat.dev, ino: stat.ino };
+    return true;
   } catch {
-    return undefined;
+    return false;
+  }
+}
+
+/** True when both paths name one directory (the same device and inode). */
+function sameDirectory(a: string, b: string): boolean {
+  try {
+    const [x, y] = [statSync(a, { bigint: true }), statSync(b, { bigint: true })];
+    return x.isDirectory() && x.dev === y.dev && x.ino === y.ino;
+  } catch {
+    return false;
   }
 }
 
@@ -610,6 +611,7 @@ function directoryIdentity(cwd: string): DirectoryIdentity | undefined {
  * names, and, in the bash of Debian and Ubuntu (built with SSH_SOURCE_BASHRC), /etc/bash.bashrc and
  * ~/.bashrc when SSH_CLIENT or SSH2_CLIENT is set (a host started over ssh) and its shell level is low. A
  * shell started early would run that code before its gate, in a sandbox its launch may then not fit.
+ * (bash also reads ~/.bashrc when its stdin is a socket; a shell started early has /dev/null there.)
  */
 function readsStartupFiles(env: NodeJS.ProcessEnv): boolean {
   return ["BASH_ENV", "SSH_CLIENT", "SSH2_CLIENT"].some((name) => env[name] !== undefined);
@@ -669,6 +671,11 @@ interface PrestartState {
   spareUnused: number;
   /** The shell the last command took: one that ran it inside a sandbox clears `sandboxDeaths`. */
   taken: PrestartedShell | undefined;
+  /**
+   * Every shell taken for a command and maybe not claimed yet (calls can overlap): one may have exec'd
+   * its command's shell early, at its gate, and is killed with the session. Pruned as shells are taken.
+   */
+  held: Set<PrestartedShell>;
   /** A waiting shell ended on its own: this session spawns its commands as before. */
   givenUp: boolean;
   /**
@@ -690,13 +697,14 @@ export const prestartSlot: SessionSlot<PrestartState> = {
     searchesBatched: false,
     spareUnused: 0,
     taken: undefined,
+    held: new Set(),
     givenUp: false,
     sandboxDeaths: 0,
     scheduled: new Set(),
   }),
   dispose: (state) => {
-    // (A shell a command took and has not claimed yet may have exec'd its command's shell early.)
-    for (const shell of [state.shell, state.spare, state.taken]) shell?.discard();
+    for (const shell of [state.shell, state.spare, ...state.held]) shell?.discard();
+    state.held.clear();
     state.shell = state.spare = undefined;
     state.givenUp = true;
   },
@@ -707,7 +715,10 @@ export function waitingShell(session: Session): PrestartedShell | undefined {
   return session.get(prestartSlot).shell;
 }
 
-/** The session's waiting shell, taken for one command (its supervisor claims or discards it). */
+/**
+ * The session's waiting shell, taken for one command: its launch may start the command in it early, and
+ * its supervisor claims it, or it is discarded (by the supervisor, or with the launch's release).
+ */
 export function takePrestarted(session: Session): PrestartedShell | undefined {
   if (!enabled) return undefined;
   const state = session.get(prestartSlot);
@@ -715,7 +726,11 @@ export function takePrestarted(session: Session): PrestartedShell | undefined {
   state.shell = undefined;
   if (shell) noteDeath(state, shell);
   state.taken = shell?.waiting ? shell : undefined;
-  if (state.taken) state.used = true;
+  for (const held of state.held) if (!held.waiting) state.held.delete(held);
+  if (state.taken) {
+    state.used = true;
+    state.held.add(state.taken);
+  }
   return state.taken;
 }
 

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import type { Progress, ToolContext } from "../core/context.js";
 import { ToolError } from "../core/errors.js";
 import { SPILL_HEAD_CHARS, SPILL_TAIL_CHARS } from "../core/limits.js";
+import { log } from "../core/log.js";
 import { type Launch, newLaunchId, sandboxAhead, sandboxLaunch } from "../sandbox/launch.js";
 import { type RunningTask, type TaskStatus, taskStoreSlot } from "../tasks/store.js";
 import { OutputCapture, type OutputSnapshot } from "./capture.js";
@@ -119,6 +120,7 @@ async function launch(
     };
     return { ...launched, prestarted, release };
   } catch (error) {
+    // (The next command spawns, and starts the session's next shell ahead after it.)
     prestarted?.discard();
     prepared.cleanup();
     throw error;
@@ -126,11 +128,11 @@ async function launch(
 }
 
 /**
- * What supervise needs of a launch: with the session's prestarted shell, for a bash command (the shell
- * execs the command's argv; it is the same bash that would have been spawned).
+ * What supervise needs of a launch: its argv, and the session's prestarted shell that launch took (a bash
+ * command's), which execs the argv when it fits: the same bash that would have been spawned.
  */
-function spawnOf({ file, args, cwd, env, goAhead, launcherNames, contained, prestarted }: Launched) {
-  return { file, args, cwd, env, goAhead, launcherNames, contained, prestarted };
+function spawnOf({ file, args, cwd, env, gated, launcherNames, contained, prestarted }: Launched) {
+  return { file, args, cwd, env, gated, launcherNames, contained, prestarted };
 }
 
 /**
@@ -256,7 +258,7 @@ export async function startBackground(request: ShellCommand, inlineChars: number
       });
     } catch (error) {
       // The output file could not be made, so nothing ran: what the launch set up goes now.
-      void spawned.release();
+      spawned.release().catch((failure: unknown) => log.debug("a launch's release failed", failure));
       cleanup();
       throw error;
     }

@@ -44,6 +44,9 @@ export interface ShellAdapter {
  */
 export const GO_AHEAD_FD = 3;
 
+/** What the host writes on GO_AHEAD_FD to let the command run. */
+export const GO_AHEAD = "g";
+
 /** POSIX single-quoting: safe for any path. */
 export function shQuote(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`;

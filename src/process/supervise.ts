@@ -5,7 +5,7 @@ import { killEscapees, newRunMarker, RUN_MARKER_VAR } from "./escapees.js";
 import { groupAlive, KILL_GRACE_MS, killGroup, trackGroup, untrackGroup } from "./groups.js";
 import type { PrestartedShell } from "./prestart.js";
 import { type PidMark, pidMark } from "./procfs.js";
-import { GO_AHEAD_FD } from "./shells.js";
+import { GO_AHEAD, GO_AHEAD_FD } from "./shells.js";
 
 /** How often a running command is checked for waiting on input. */
 const STALL_POLL_MS = 500;
@@ -47,8 +47,8 @@ export interface SuperviseOptions {
   env: NodeJS.ProcessEnv;
   /** Written to stdin, which is then closed; without it stdin is /dev/null, so reads end at once. */
   stdin?: string;
-  /** Written on GO_AHEAD_FD (a pipe then), which is then closed: the go-ahead a sandboxed shell waits for. */
-  goAhead?: string;
+  /** The command waits for the go-ahead: GO_AHEAD is written on GO_AHEAD_FD (a pipe then), which is then closed. */
+  gated?: boolean;
   onStdout(chunk: Buffer): void;
   onStderr(chunk: Buffer): void;
   /** Kill the group after this long; no limit when undefined (background jobs). */
@@ -102,7 +102,7 @@ export function supervise(options: SuperviseOptions): Supervised {
   const mark = pidMark();
   const prestarted =
     options.stdin === undefined
-      ? options.prestarted?.claim(options.file, options.args, options.cwd, options.env, options.goAhead)
+      ? options.prestarted?.claim(options.file, options.args, options.cwd, options.env, options.gated)
       : options.prestarted?.discard();
   let marker: string;
   let pidsBefore: PidMark | undefined;
@@ -120,7 +120,7 @@ export function supervise(options: SuperviseOptions): Supervised {
         "pipe",
         "pipe",
       ];
-      if (options.goAhead !== undefined) stdio[GO_AHEAD_FD] = "pipe";
+      if (options.gated) stdio[GO_AHEAD_FD] = "pipe";
       child = spawn(options.file, options.args, {
         cwd: options.cwd,
         env: { ...options.env, [RUN_MARKER_VAR]: marker },
@@ -129,7 +129,7 @@ export function supervise(options: SuperviseOptions): Supervised {
       });
       const gate = child.stdio[GO_AHEAD_FD] as Writable | undefined;
       gate?.on("error", () => {});
-      gate?.end(options.goAhead);
+      gate?.end(GO_AHEAD);
     }
   } catch (error) {
     // Some failures (E2BIG: arguments too long) throw at once instead of emitting "error".

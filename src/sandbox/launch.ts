@@ -7,7 +7,7 @@ import { ToolError } from "../core/errors.js";
 import { once } from "../core/once.js";
 import { isWithin } from "../fs/canonical.js";
 import type { SandboxAhead } from "../process/prestart.js";
-import { GO_AHEAD_FD, shQuote } from "../process/shells.js";
+import { GO_AHEAD, GO_AHEAD_FD, shQuote } from "../process/shells.js";
 import { bwrapArgs, mountPoints, type SandboxBlanks, socketsToHide } from "./bwrap.js";
 import {
   type CommandRequest,
@@ -78,8 +78,8 @@ exit $s`;
  */
 export interface InitDuties {
   /**
-   * Run before the command. First the gate: the shell waits for the host's go-ahead (see GATE). Then
-   * the traps: a namespace's init ignores every signal it has no handler for, so `kill $$` (or a
+   * Run before the command. First, for a gated launch, the gate: the shell waits for the host's go-ahead
+   * (see GATE). Then the traps: a namespace's init ignores every signal it has no handler for, so `kill $$` (or a
    * time-out's SIGTERM) would leave it running; these make a terminating signal end it with the status it
    * would have died with (128 + the signal's number), as the shell outside a sandbox does.
    */
@@ -127,19 +127,16 @@ const INIT_SIGNALS: ReadonlyArray<readonly [string, number]> = [
  */
 const startMark = (file: string) => `true 2>/dev/null >| ${shQuote(file)}`;
 
-/** What the host writes on GO_AHEAD_FD to let the command run. */
-export const GO_AHEAD = "g";
-
 /**
  * The first thing the command's shell runs in the sandbox, before the start mark: it waits for GO_AHEAD
  * on GO_AHEAD_FD and closes it; on EOF or any other byte it exits having run nothing. A spawn of
  * bubblewrap gets the byte at once. A waiting sandbox execs the command's shell before the launch has
  * been judged (process/prestart.ts, `startEarly`), so that the shell starts while this process builds the
  * policy, and gives the byte only once the launch turns out to be the one that sandbox was started for;
- * otherwise it kills it. `exit`, so that even a SHELLOPTS errexit or an ERR trap cannot let the command
- * past a failed read. Stdin stays /dev/null throughout, as a spawned command's is.
+ * otherwise it kills it. A read that fails ends the shell; `TMOUT=` keeps a TMOUT in the command's
+ * environment from timing the wait out. Stdin stays /dev/null throughout, as a spawned command's is.
  */
-const GATE = `{ IFS= read -r -n 1 __cc_go <&${GO_AHEAD_FD} && [ "$__cc_go" = ${GO_AHEAD} ]; } || exit 125; unset __cc_go; exec ${GO_AHEAD_FD}<&-`;
+const GATE = `{ TMOUT= IFS= read -r -n 1 __cc_go <&${GO_AHEAD_FD} && [ "$__cc_go" = ${GO_AHEAD} ]; } || exit 125; unset __cc_go; exec ${GO_AHEAD_FD}<&-`;
 
 /** Whether `path` exists, looked at on the first call and remembered. */
 const existedOnFirstLook = (path: string) => once(() => existsSync(path));
@@ -199,8 +196,11 @@ export interface SpawnSpec {
 
 export interface Launch extends SpawnSpec {
   sandboxed: boolean;
-  /** Written on GO_AHEAD_FD when the command starts: its shell waits for it (see GATE). */
-  goAhead?: string;
+  /**
+   * The command's shell waits for the go-ahead on GO_AHEAD_FD (see GATE): whoever starts the launch passes
+   * this on to supervise, which writes it.
+   */
+  gated?: boolean;
   /** Process names of the launcher (bwrap) and the network bridge: not the command's own processes. */
   launcherNames?: readonly string[];
   /** The command runs in a PID namespace that dies with it (bubblewrap): see SuperviseOptions.contained. */
@@ -577,7 +577,7 @@ export async function sandboxLaunch(
       ...spec,
       ...launched,
       env,
-      ...(gated ? { goAhead: GO_AHEAD } : {}),
+      gated,
       launcherNames,
       contained: availability.mechanism === "bubblewrap",
       standIns: policy.placeholders,

@@ -40,7 +40,7 @@ describe("supervise", () => {
     const { supervised, output } = run(
       'IFS= read -r -n 1 go <&3; echo "go=$go"; read -r x; echo "stdin=$?"',
       {
-        goAhead: "g",
+        gated: true,
       },
     );
     expect(await supervised.done).toMatchObject({ reason: "exited", exitCode: 0 });

@@ -340,10 +340,21 @@ describe("a sandbox started ahead of its command", () => {
     expect(await eventually(() => waitingShell(ctx.session)?.ready === true)).toBe(true);
     const shell = waitingShell(ctx.session)!;
     const { result, text } = await bash(ctx, "echo in");
-    expect(shell.ran).toBe(true);
+    // The shell started early fails to enter it, before its claim or after: then the waiting sandbox
+    // reports it, else (the shell has ended) the command's own bubblewrap does. The same words either way.
+    expect(shell.startedEarly).toBe(true);
     expect(result.isError).toBe(true);
     expect(text).toMatch(/bwrap: Can't chdir to .*secrets: Permission denied/);
     expect(text).toMatch(/The sandbox could not be set up for this command/);
+    // Handed over at its claim (no early start where bash would read ~/.bashrc): the waiting sandbox says it.
+    ctx.config.env.SSH_CLIENT = "192.0.2.1 50000 22";
+    await nextTurn();
+    expect(await eventually(() => waitingShell(ctx.session)?.ready === true)).toBe(true);
+    const next = waitingShell(ctx.session)!;
+    const again = await bash(ctx, "echo in");
+    expect(next.startedEarly).toBe(false);
+    expect(next.ran).toBe(true);
+    expect(again.text).toMatch(/bwrap: Can't chdir to .*secrets: Permission denied/);
   });
 
   // Mounting needs root; CI runs as root. Where the host's mounts are private (containers, this VM), what
@@ -657,7 +668,7 @@ describe("a command's shell started in the waiting sandbox while its launch is j
     const id = newLaunchId();
     shell.startEarly(bashSpec(ctx, "echo A >> log.txt"), id);
     const same = await sandboxLaunch(ctx, bashSpec(ctx, "echo A >> log.txt"), request, id);
-    const run = shell.claim(same.file, same.args, same.cwd, same.env, same.goAhead);
+    const run = shell.claim(same.file, same.args, same.cwd, same.env, same.gated);
     expect(run?.child.pid).toBe(shell.pid);
     expect(await ended(shell)).toBe(true);
     await same.release();
@@ -675,7 +686,7 @@ describe("a command's shell started in the waiting sandbox while its launch is j
       shell.startEarly(bashSpec(ctx, "echo A >> log.txt"), id);
       expect(shell.startedEarly).toBe(true);
       const other = await sandboxLaunch(ctx, spec, request, launchId);
-      expect(shell.claim(other.file, other.args, other.cwd, other.env, other.goAhead)).toBeUndefined();
+      expect(shell.claim(other.file, other.args, other.cwd, other.env, other.gated)).toBeUndefined();
       expect(await ended(shell)).toBe(true);
       await other.release();
     }
@@ -731,7 +742,7 @@ describe("a command's shell started in the waiting sandbox while its launch is j
     renameSync(join(ws, "sub"), join(ws, "sub-old"));
     mkdirSync(join(ws, "sub"));
     const launch = await sandboxLaunch(ctx, spec, { command: "", shell: "bash" }, id);
-    expect(shell.claim(launch.file, launch.args, launch.cwd, launch.env, launch.goAhead)).toBeUndefined();
+    expect(shell.claim(launch.file, launch.args, launch.cwd, launch.env, launch.gated)).toBeUndefined();
     expect(await ended(shell)).toBe(true);
     await launch.release();
     expect(readdirSync(join(ws, "sub-old"))).toEqual([]);
