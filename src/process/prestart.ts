@@ -211,10 +211,11 @@ export class PrestartedShell {
   private claimed = false;
   private discarded = false;
   /**
-   * For a shell waiting inside a sandbox: the sandbox's init (the waiting bash, bubblewrap's child) and its
-   * mount table once bubblewrap had set it up; both unknown until then.
+   * For a shell waiting inside a sandbox: the sandbox's init (the waiting bash, bubblewrap's child), its
+   * mount table once bubblewrap had set it up, and the directory it waits in (the sandbox's `/`, unknown
+   * where this process may not look at it: then nothing is started early in it); all unknown until then.
    */
-  private inner: { pid: number; mounts: string } | undefined;
+  private inner: { pid: number; mounts: string; dir?: DirectoryId } | undefined;
   /**
    * This process's own mount table when the sandbox started: bubblewrap copied it then, and where the
    * host's mounts are private, nothing the host mounts or unmounts later reaches the copy.
@@ -309,7 +310,9 @@ export class PrestartedShell {
       this.discard();
       return;
     }
-    this.inner = { pid: Number(children[0]), mounts };
+    const inner = Number(children[0]);
+    // Where it waits: a shell started early is still there at its claim, or has entered the command's.
+    this.inner = { pid: inner, mounts, dir: directoryId(`/proc/${inner}/cwd`) };
     this.mounter?.join(this.inner.pid);
   }
 
@@ -416,7 +419,7 @@ export class PrestartedShell {
    * its command (takePrestarted): one still waiting in the session would be offered to the next.
    */
   startEarly(spec: SpawnSpec, id: string): void {
-    if (!this.sandbox || !this.ready || this.early) return;
+    if (!this.sandbox || !this.ready || !this.inner?.dir || this.early) return;
     const gated = this.sandbox.gatedCommand(spec, id);
     if (!gated || readsStartupFiles(gated.env) || !enterable(spec.cwd)) return;
     const [file, ...args] = gated.command;
@@ -467,14 +470,16 @@ export class PrestartedShell {
       const inside = this.inside(file, args);
       if (inside && this.early) {
         // Handed over already: the launch must be that command, or its shell stays at the gate. The shell
-        // enters the directory once it has read the script: still at the sandbox's root, it enters the one
-        // the path names then, as a spawn would; inside already, that must be the one the path names now
-        // (not one renamed away since).
-        const proc = `/proc/${this.inner!.pid}`;
+        // enters the directory once it has read the script: still where it waited, it enters the one the
+        // path names then, as a spawn would; inside already, that must be the one the path names now (not
+        // one renamed away since).
+        const { pid, dir: waited } = this.inner!;
+        const at = directoryId(`/proc/${pid}/cwd`);
         const same =
           gated &&
           isDeepStrictEqual(this.early, { command: inside.command, cwd: inside.cwd, env }) &&
-          (sameDirectory(`${proc}/cwd`, inside.cwd) || sameDirectory(`${proc}/cwd`, `${proc}/root`));
+          at !== undefined &&
+          (isDeepStrictEqual(at, directoryId(inside.cwd)) || isDeepStrictEqual(at, waited));
         script = same ? "" : undefined;
       } else if (inside)
         script = this.script(inside.command[0]!, inside.command.slice(1), inside.cwd, env, gated);
@@ -596,13 +601,19 @@ function enterable(cwd: string): boolean {
   }
 }
 
-/** True when both paths name one directory (the same device and inode). */
-function sameDirectory(a: string, b: string): boolean {
+/** Which directory a path names: its device and inode. */
+interface DirectoryId {
+  dev: bigint;
+  ino: bigint;
+}
+
+/** The directory `path` names, undefined when it names none (or cannot be looked at). */
+function directoryId(path: string): DirectoryId | undefined {
   try {
-    const [x, y] = [statSync(a, { bigint: true }), statSync(b, { bigint: true })];
-    return x.isDirectory() && x.dev === y.dev && x.ino === y.ino;
+    const stat = statSync(path, { bigint: true });
+    return stat.isDirectory() ? { dev: stat.dev, ino: stat.ino } : undefined;
   } catch {
-    return false;
+    return undefined;
   }
 }
 

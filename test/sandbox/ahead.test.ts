@@ -611,11 +611,15 @@ function bashSpec(ctx: ToolContext, command: string): SpawnSpec {
   return { file, args, cwd: ctx.workingDir, env: { PATH: process.env.PATH }, asInit };
 }
 
-/** The command line of the process bubblewrap runs for `shell` (its only child), or "". */
+/** The process bubblewrap runs for `shell`: its only child. */
+function innerPid(shell: PrestartedShell): number {
+  return Number(readFileSync(`/proc/${shell.pid}/task/${shell.pid}/children`, "utf8").trim().split(" ")[0]);
+}
+
+/** The command line of the process bubblewrap runs for `shell`, or "". */
 function innerCommandLine(shell: PrestartedShell): string {
   try {
-    const [child] = readFileSync(`/proc/${shell.pid}/task/${shell.pid}/children`, "utf8").trim().split(" ");
-    return readFileSync(`/proc/${child}/cmdline`, "utf8");
+    return readFileSync(`/proc/${innerPid(shell)}/cmdline`, "utf8");
   } catch {
     return "";
   }
@@ -728,6 +732,25 @@ describe("a command's shell started in the waiting sandbox while its launch is j
       // (A bash built without SSH_SOURCE_BASHRC reads no file at all here.)
       else expect(["", "sourced\n"]).toContain(sourced);
     }
+  });
+
+  it("runs in the command's directory when claimed before it got there", async () => {
+    const { ctx, ws } = project();
+    const shell = await waitingSandbox(ctx);
+    takePrestarted(ctx.session);
+    const spec = bashSpec(ctx, "pwd -P > where.txt");
+    const id = newLaunchId();
+    const launch = await sandboxLaunch(ctx, spec, { command: "", shell: "bash" }, id);
+    // Stopped, the shell cannot read its script before the claim: it still waits in the sandbox's `/`.
+    const inner = innerPid(shell);
+    process.kill(inner, "SIGSTOP");
+    shell.startEarly(spec, id);
+    const run = shell.claim(launch.file, launch.args, launch.cwd, launch.env, launch.gated);
+    process.kill(inner, "SIGCONT");
+    expect(run).toBeDefined();
+    expect(await ended(shell)).toBe(true);
+    await launch.release();
+    expect(readFileSync(join(ws, "where.txt"), "utf8")).toBe(`${ws}\n`);
   });
 
   it("is killed when the directory it entered is no longer the one at the command's path", async () => {
