@@ -109,12 +109,36 @@ export class ReadState {
     return this.files.get(path);
   }
 
-  /** Records a Read of `range` (undefined for non-text files) of content with hash `hash`. */
-  recordRead(path: string, hash: string, view: string | undefined, range?: LineRange): void {
-    const previous = this.files.get(path);
-    const ranges =
-      previous?.hash === hash && range ? mergeRange(previous.ranges, range) : range ? [range] : [];
-    this.store(path, { hash, ranges }, view);
+  /**
+   * Records a Read of `range` (undefined for non-text files) of content with hash `hash`. The hash may be
+   * given as a function (see deferredHash): it is then computed the first time anything reads it, and so
+   * are the ranges, which join the earlier read's only when the content is the one read then.
+   */
+  recordRead(path: string, hash: string | (() => string), view: string | undefined, range?: LineRange): void {
+    let previous = this.files.get(path);
+    const rangesFor = (current: string) =>
+      previous?.hash === current && range ? mergeRange(previous.ranges, range) : range ? [range] : [];
+    if (typeof hash === "string") {
+      this.store(path, { hash, ranges: rangesFor(hash) }, view);
+      return;
+    }
+    let ranges: LineRange[] | undefined;
+    this.store(
+      path,
+      {
+        get hash() {
+          return hash();
+        },
+        get ranges() {
+          if (ranges === undefined) {
+            ranges = rangesFor(hash());
+            previous = undefined;
+          }
+          return ranges;
+        },
+      },
+      view,
+    );
   }
 
   /**

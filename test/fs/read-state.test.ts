@@ -85,3 +85,29 @@ describe("deferred hashes", () => {
     expect(released).toHaveLength(2);
   });
 });
+
+describe("a read recorded with a hash not yet taken", () => {
+  it("merges or restarts its ranges as one recorded with the hash would, computing each hash once", () => {
+    let hashed = 0;
+    const lazy = (text: string) => deferredHash(Buffer.from(text), () => hashed++);
+    const state = new ReadState();
+    state.recordRead("/f", lazy("same"), "same", [1, 10]);
+    state.recordRead("/f", lazy("same"), "same", [11, 20]);
+    // Nothing hashed yet: the hashes wait for whoever needs them.
+    expect(hashed).toBe(0);
+    expect(state.get("/f")?.ranges).toEqual([[1, 20]]);
+    expect(hashed).toBe(2);
+    expect(state.get("/f")?.hash).toBe(contentHash(Buffer.from("same")));
+    state.recordRead("/f", lazy("changed"), "changed", [3, 4]);
+    state.recordRead("/f", contentHash(Buffer.from("changed")), "changed", [5, 9]);
+    expect(state.get("/f")?.ranges).toEqual([[3, 9]]);
+    state.recordRead("/f", lazy("again"), "again", [7, 7]);
+    expect(state.get("/f")?.ranges).toEqual([[7, 7]]);
+    expect(hashed).toBe(4);
+    // The saved form holds the values, not the functions.
+    expect(JSON.parse(JSON.stringify(state.toJSON()))["/f"]).toEqual({
+      hash: contentHash(Buffer.from("again")),
+      ranges: [[7, 7]],
+    });
+  });
+});

@@ -10,6 +10,12 @@ export function formatLine(text: string, number: number, length = text.length): 
   return `${number}\t${text.slice(0, MAX_LINE_CHARS)}... [line cut: ${cut} more characters; use Grep or Bash to see all of it]`;
 }
 
+/** The length of `formatLine(text, number, length)` for a line of `length` characters, without building it. */
+export function formattedLength(number: number, length: number): number {
+  if (length <= MAX_LINE_CHARS) return String(number).length + 1 + length;
+  return formatLine("", number, length).length + MAX_LINE_CHARS;
+}
+
 export function formatNumberedLines(lines: readonly string[], firstLine: number): string {
   return lines.map((text, i) => formatLine(text, firstLine + i)).join("\n");
 }

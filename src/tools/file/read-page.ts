@@ -1,6 +1,6 @@
 import type { ToolContext } from "../../core/context.js";
 import { configuredPositiveInt } from "../../core/env.js";
-import { formatLine } from "./line-format.js";
+import { formatLine, formattedLength } from "./line-format.js";
 
 /**
  * Which lines one Read returns. A page ends at the line limit, at the token budget or (for a read of the
@@ -73,7 +73,8 @@ function linesThatFit(window: LineWindow, from: number, limit: number, maxChars:
   let chars = 0;
   let n = 0;
   while (n < limit && from + n < lines.length) {
-    const lineChars = formatLine(lines[from + n]!, firstLine + from + n, lengths?.[from + n]).length + 1;
+    const index = from + n;
+    const lineChars = formattedLength(firstLine + index, lengths?.[index] ?? lines[index]!.length) + 1;
     if (n > 0 && chars + lineChars > maxChars) break;
     chars += lineChars;
     n++;

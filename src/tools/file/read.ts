@@ -10,7 +10,7 @@ import { decodeText, looksLikeText, MAX_DECODED_FILE_BYTES } from "../../fs/code
 import { giveBuffer, takeBuffer } from "../../fs/kept-buffer.js";
 import { missingFileMessage } from "../../fs/missing-file.js";
 import { pathSubject } from "../../fs/paths.js";
-import { contentHash, readStateSlot } from "../../fs/read-state.js";
+import { contentHash, deferredHash, readStateSlot } from "../../fs/read-state.js";
 import { readBounded, specialFileKind } from "../../fs/regular-file.js";
 import { binaryLabel, SNIFF_HEAD_BYTES, sniffKind } from "../../fs/sniff.js";
 import { notebookBlocks, parseNotebook } from "./notebook.js";
@@ -78,17 +78,22 @@ function pastEndNote(path: string, lineCount: number, offset: number): string {
   );
 }
 
-/** `preface` goes before the numbered lines (a note on why a file is shown as plain text). */
+/**
+ * A page of a text file read whole; `preface` goes before the numbered lines (a note on why a file is
+ * shown as plain text). The bytes are hashed for read-state after the result has gone (deferredHash),
+ * and `done` runs then: the bytes must not change until it has.
+ */
 async function readText(
   path: string,
   bytes: Buffer,
   input: ReadInput,
   ctx: ToolCallContext,
   preface = "",
+  done?: () => void,
 ): Promise<ToolResult> {
   const text = textLines(bytes);
   const state = ctx.session.get(readStateSlot);
-  const hash = contentHash(bytes);
+  const hash = deferredHash(bytes, done);
   if (!text) {
     // Recorded all the same: a binary file the model has looked at may be overwritten with Write.
     state.recordRead(path, hash, undefined);
@@ -170,13 +175,10 @@ async function readContent(path: string, input: ReadInput, ctx: ToolCallContext)
       return ToolResult.success(notebookBlocks(notebook), { path, cells: notebook.cells.length });
     }
     case "text":
-      // The page is built from copies of the bytes: the buffer can serve the next large read (the Edit
-      // that usually follows) instead of waiting for the garbage collector beside a second one.
-      try {
-        return await readText(path, bytes, input, ctx);
-      } finally {
-        giveBuffer(bytes);
-      }
+      // The page is built from copies of the bytes: once they are hashed, the buffer can serve the next
+      // large read (the Edit that usually follows) instead of waiting for the garbage collector beside a
+      // second one.
+      return readText(path, bytes, input, ctx, "", () => giveBuffer(bytes));
   }
 }
 

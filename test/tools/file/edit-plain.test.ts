@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { ToolResult } from "../../../src/core/result.js";
 import { isPlainUtf8 } from "../../../src/fs/codec.js";
 import { contentHash, readStateSlot, settlePendingHashes } from "../../../src/fs/read-state.js";
+import { spawnSyncAnnounced } from "../../../src/process/forks.js";
 import { obtainGc } from "../../../src/process/memory.js";
 import { call, fileContext } from "./util.js";
 
@@ -105,22 +106,29 @@ describe("Edit: the hash of what it wrote is taken after the call, never skipped
     expect(ctx.session.get(readStateSlot).get(path)?.hash).toBe(contentHash(readFileSync(path)));
   });
 
-  it("sees a same-size rewrite in place by another writer right after an Edit, before the hash was taken", async () => {
-    const ctx = fileContext();
-    const path = join(ctx.workingDir, "f.txt");
-    writeFileSync(path, "alpha\nbeta\ngamma\n");
-    await call(ctx, "Read", { file_path: path });
-    await call(ctx, "Edit", { file_path: path, old_string: "beta", new_string: "BETA" });
-    // Same inode, same size, written at once (before the deferred hash ran): only the bytes differ.
-    const fd = openSync(path, "r+");
-    writeSync(fd, Buffer.from("ALPHA"), 0, 5, 0);
-    closeSync(fd);
-    const refused = await call(ctx, "Edit", { file_path: path, old_string: "gamma", new_string: "G" });
-    expect(refused.isError).toBe(true);
-    expect(refused.text).toMatch(/has changed on disk since you read it/);
-    expect(refused.text).toContain("+ALPHA");
-    expect(readFileSync(path, "utf8")).toBe("ALPHA\nBETA\ngamma\n");
-  });
+  it.each([
+    ["an Edit", "BETA"],
+    ["a Read", "beta"],
+  ])(
+    "sees a same-size rewrite in place by another writer right after %s, before the hash was taken",
+    async (_, beta) => {
+      const ctx = fileContext();
+      const path = join(ctx.workingDir, "f.txt");
+      writeFileSync(path, "alpha\nbeta\ngamma\n");
+      await call(ctx, "Read", { file_path: path });
+      if (beta === "BETA")
+        await call(ctx, "Edit", { file_path: path, old_string: "beta", new_string: "BETA" });
+      // Same inode, same size, written at once (before the deferred hash ran): only the bytes differ.
+      const fd = openSync(path, "r+");
+      writeSync(fd, Buffer.from("ALPHA"), 0, 5, 0);
+      closeSync(fd);
+      const refused = await call(ctx, "Edit", { file_path: path, old_string: "gamma", new_string: "G" });
+      expect(refused.isError).toBe(true);
+      expect(refused.text).toMatch(/has changed on disk since you read it/);
+      expect(refused.text).toContain("+ALPHA");
+      expect(readFileSync(path, "utf8")).toBe(`ALPHA\n${beta}\ngamma\n`);
+    },
+  );
 
   it("sees such a rewrite of a large file too (no snapshot to show, so a Read is asked for)", async () => {
     const ctx = fileContext();
@@ -325,5 +333,34 @@ describe("Edit: the buffer large files are read into is reused, never shared", (
     expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(1.5 * size);
     const expected = lines.map((line, i) => (i > 0 && i <= 4000 && i % 1000 === 0 ? `${line}xyz` : line));
     expect(readFileSync(path, "utf8")).toBe(`${expected.join("\n")}\n`);
+  });
+});
+
+describe("Read: the hash of what it read is taken after the call, of the bytes it read", () => {
+  it("hashes a large file's bytes before its buffer serves the next large read", async () => {
+    const ctx = fileContext();
+    const a = join(ctx.workingDir, "a.txt");
+    const b = join(ctx.workingDir, "b.txt");
+    // Both read into the one kept buffer (files of 1 MiB and more), the second right after the first.
+    writeFileSync(a, `A-START\n${"0123456789abcdef\n".repeat(80 * 1024)}`);
+    writeFileSync(b, `B-START\n${"fedcba9876543210\n".repeat(80 * 1024)}`);
+    await call(ctx, "Read", { file_path: a, limit: 1 });
+    await call(ctx, "Read", { file_path: b, limit: 1 });
+    const state = ctx.session.get(readStateSlot);
+    expect(state.get(a)?.hash).toBe(contentHash(readFileSync(a)));
+    expect(state.get(b)?.hash).toBe(contentHash(readFileSync(b)));
+    const edited = await call(ctx, "Edit", { file_path: a, old_string: "A-START", new_string: "A-BEGIN" });
+    expect(edited.isError, edited.text).toBe(false);
+    expect(readFileSync(a, "utf8").startsWith("A-BEGIN\n")).toBe(true);
+  });
+
+  it("hashes a large file's bytes before its buffer goes back to the system (a spawn right after the Read)", async () => {
+    const ctx = fileContext();
+    const path = join(ctx.workingDir, "a.txt");
+    writeFileSync(path, `A-START\n${"0123456789abcdef\n".repeat(80 * 1024)}`);
+    await call(ctx, "Read", { file_path: path, limit: 1 });
+    // A spawn lets the kept buffer go, its pages given back at once (kept-buffer.ts).
+    spawnSyncAnnounced("true", [], { encoding: "utf8" });
+    expect(ctx.session.get(readStateSlot).get(path)?.hash).toBe(contentHash(readFileSync(path)));
   });
 });

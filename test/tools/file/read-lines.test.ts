@@ -2,7 +2,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { readStateSlot } from "../../../src/fs/read-state.js";
-import { formatLine, MAX_LINE_CHARS } from "../../../src/tools/file/line-format.js";
+import { formatLine, formattedLength, MAX_LINE_CHARS } from "../../../src/tools/file/line-format.js";
 import { LEAN_READ_MIN_BYTES, type TextLines, textLines } from "../../../src/tools/file/read-lines.js";
 import { pageOf, windowLines } from "../../../src/tools/file/read-page.js";
 import { call, fileContext } from "./util.js";
@@ -249,6 +249,38 @@ describe("Read's lines of a large plain UTF-8 file, paged from its bytes", () =>
       expect(text).toContain("[line cut: ");
     } finally {
       vi.unstubAllEnvs();
+    }
+  });
+});
+
+describe("a page's size, counted without formatting its lines", () => {
+  it("is the length of the formatted line, cut or not, whole or streamed (only its start held)", () => {
+    const next = random(7);
+    const lines = [...EDGE_LINES, ...Array.from({ length: 300 }, () => randomLine(next))];
+    for (const [i, line] of lines.entries()) {
+      for (const number of [1, 9, 10, 99_999, 1_000_000 + i]) {
+        expect(formattedLength(number, line.length)).toBe(formatLine(line, number).length);
+        // A line streamed from a huge file holds its first MAX_LINE_CHARS units, and its full length apart.
+        const start = line.slice(0, MAX_LINE_CHARS);
+        expect(formattedLength(number, line.length)).toBe(formatLine(start, number, line.length).length);
+      }
+    }
+  });
+
+  it("ends a page where the formatted lines reach the budget, as building them would", () => {
+    const next = random(11);
+    const lines = Array.from({ length: 400 }, () => randomLine(next));
+    const window = { lines, firstLine: 1, reachesEnd: true };
+    const formatted = lines.map((line, i) => formatLine(line, i + 1));
+    for (let tokenBudget = 5; tokenBudget < 20_000; tokenBudget = Math.ceil(tokenBudget * 1.3)) {
+      // The rule, on the built lines: at least one line, then every line whose text and newline still fit.
+      let chars = 0;
+      let count = 0;
+      while (count < lines.length && (count === 0 || chars + formatted[count]!.length + 1 <= tokenBudget * 4))
+        chars += formatted[count++]!.length + 1;
+      const page = pageOf(window, { offset: 1, wholeFile: false, tokenBudget });
+      expect(page.text).toBe(formatted.slice(0, count).join("\n"));
+      expect(page.last).toBe(count);
     }
   });
 });
