@@ -101,6 +101,12 @@ function mergeRange(ranges: readonly LineRange[], range: LineRange): LineRange[]
   return merged;
 }
 
+/** The ranges read of content `hash` after `previous`: joined with its own when it read the same content. */
+function rangesAfter(previous: FileReadRecord | undefined, hash: string, range?: LineRange): LineRange[] {
+  if (!range) return [];
+  return previous?.hash === hash ? mergeRange(previous.ranges, range) : [range];
+}
+
 export class ReadState {
   private readonly files = new Map<string, FileReadRecord>();
   private snapshotChars = 0;
@@ -109,20 +115,35 @@ export class ReadState {
     return this.files.get(path);
   }
 
+  /** Records a Read of `range` (undefined for non-text files) of content with hash `hash`. */
+  recordRead(path: string, hash: string, view: string | undefined, range?: LineRange): void {
+    this.store(path, { hash, ranges: rangesAfter(this.files.get(path), hash, range) }, view);
+  }
+
   /**
-   * Records a Read of `range` (undefined for non-text files) of content with hash `hash`. The hash may be
-   * given as a function (see deferredHash): it is then computed the first time anything reads it, and so
-   * are the ranges, which join the earlier read's only when the content is the one read then.
+   * recordRead for content given as its bytes, hashed after the call (deferredHash): on the first read
+   * of the record, or DEFERRED_HASH_DELAY_MS later. The ranges, which join the earlier read's only when
+   * the content is the one read then, are worked out with the hash, and the earlier record let go.
+   * `bytes` must not change until then; `done` runs once they are hashed.
    */
-  recordRead(path: string, hash: string | (() => string), view: string | undefined, range?: LineRange): void {
+  recordReadLater(
+    path: string,
+    bytes: Uint8Array,
+    view: string | undefined,
+    range?: LineRange,
+    done?: () => void,
+  ): void {
     let previous = this.files.get(path);
-    const rangesFor = (current: string) =>
-      previous?.hash === current && range ? mergeRange(previous.ranges, range) : range ? [range] : [];
-    if (typeof hash === "string") {
-      this.store(path, { hash, ranges: rangesFor(hash) }, view);
-      return;
-    }
     let ranges: LineRange[] | undefined;
+    const settle = () => {
+      ranges ??= rangesAfter(previous, hash(), range);
+      previous = undefined;
+      return ranges;
+    };
+    const hash = deferredHash(bytes, () => {
+      settle();
+      done?.();
+    });
     this.store(
       path,
       {
@@ -130,11 +151,8 @@ export class ReadState {
           return hash();
         },
         get ranges() {
-          if (ranges === undefined) {
-            ranges = rangesFor(hash());
-            previous = undefined;
-          }
-          return ranges;
+          hash();
+          return settle();
         },
       },
       view,

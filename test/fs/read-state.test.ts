@@ -8,6 +8,7 @@ import {
   readStateSlot,
   settlePendingHashes,
 } from "../../src/fs/read-state.js";
+import { obtainGc } from "../../src/process/memory.js";
 
 describe("read-state", () => {
   it("merges the line ranges read of unchanged content, and restarts them when the content changed", () => {
@@ -86,28 +87,44 @@ describe("deferred hashes", () => {
   });
 });
 
-describe("a read recorded with a hash not yet taken", () => {
-  it("merges or restarts its ranges as one recorded with the hash would, computing each hash once", () => {
+describe("a read recorded with its bytes, hashed after the call", () => {
+  it("merges or restarts its ranges as a read recorded with the hash would", () => {
     let hashed = 0;
-    const lazy = (text: string) => deferredHash(Buffer.from(text), () => hashed++);
     const state = new ReadState();
-    state.recordRead("/f", lazy("same"), "same", [1, 10]);
-    state.recordRead("/f", lazy("same"), "same", [11, 20]);
-    // Nothing hashed yet: the hashes wait for whoever needs them.
+    const read = (text: string, range: [number, number]) =>
+      state.recordReadLater("/f", Buffer.from(text), text, range, () => hashed++);
+    read("same", [1, 10]);
+    read("same", [11, 20]);
+    // Nothing hashed yet: the hashes wait for whoever needs them, or for their time.
     expect(hashed).toBe(0);
     expect(state.get("/f")?.ranges).toEqual([[1, 20]]);
     expect(hashed).toBe(2);
     expect(state.get("/f")?.hash).toBe(contentHash(Buffer.from("same")));
-    state.recordRead("/f", lazy("changed"), "changed", [3, 4]);
+    read("changed", [3, 4]);
     state.recordRead("/f", contentHash(Buffer.from("changed")), "changed", [5, 9]);
     expect(state.get("/f")?.ranges).toEqual([[3, 9]]);
-    state.recordRead("/f", lazy("again"), "again", [7, 7]);
-    expect(state.get("/f")?.ranges).toEqual([[7, 7]]);
+    read("again", [7, 7]);
+    settlePendingHashes();
     expect(hashed).toBe(4);
-    // The saved form holds the values, not the functions.
+    expect(state.get("/f")?.ranges).toEqual([[7, 7]]);
+    // The saved form holds the values.
     expect(JSON.parse(JSON.stringify(state.toJSON()))["/f"]).toEqual({
       hash: contentHash(Buffer.from("again")),
       ranges: [[7, 7]],
     });
+  });
+
+  it("lets the earlier read of the file go once hashed, its text with it", async () => {
+    const gc = obtainGc()!;
+    const state = new ReadState();
+    const big = "x".repeat(100_000);
+    state.recordReadLater("/f", Buffer.from(big), big, [1, 1]);
+    const first = new WeakRef(state.get("/f")!);
+    state.recordReadLater("/f", Buffer.from(big), big, [1, 1]);
+    settlePendingHashes();
+    await new Promise((resolve) => setImmediate(resolve));
+    gc();
+    expect(first.deref()).toBeUndefined();
+    expect(state.get("/f")?.ranges).toEqual([[1, 1]]);
   });
 });

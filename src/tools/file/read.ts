@@ -10,7 +10,7 @@ import { decodeText, looksLikeText, MAX_DECODED_FILE_BYTES } from "../../fs/code
 import { giveBuffer, takeBuffer } from "../../fs/kept-buffer.js";
 import { missingFileMessage } from "../../fs/missing-file.js";
 import { pathSubject } from "../../fs/paths.js";
-import { contentHash, deferredHash, readStateSlot } from "../../fs/read-state.js";
+import { contentHash, type LineRange, readStateSlot } from "../../fs/read-state.js";
 import { readBounded, specialFileKind } from "../../fs/regular-file.js";
 import { binaryLabel, SNIFF_HEAD_BYTES, sniffKind } from "../../fs/sniff.js";
 import { notebookBlocks, parseNotebook } from "./notebook.js";
@@ -93,10 +93,11 @@ async function readText(
 ): Promise<ToolResult> {
   const text = textLines(bytes);
   const state = ctx.session.get(readStateSlot);
-  const hash = deferredHash(bytes, done);
+  const record = (view: string | undefined, range?: LineRange) =>
+    state.recordReadLater(path, bytes, view, range, done);
   if (!text) {
     // Recorded all the same: a binary file the model has looked at may be overwritten with Write.
-    state.recordRead(path, hash, undefined);
+    record(undefined);
     throw binaryError(path, bytes);
   }
   const { format, count, view } = text;
@@ -108,12 +109,12 @@ async function readText(
     eol: format.eol,
   };
   if (count === 0) {
-    state.recordRead(path, hash, view, [1, 1]);
+    record(view, [1, 1]);
     return ToolResult.success(textNote(`${path} exists but is empty.`), metadata);
   }
   const offset = Math.max(1, input.offset ?? 1);
   if (offset > count) {
-    state.recordRead(path, hash, view, [count, count]);
+    record(view, [count, count]);
     return ToolResult.success(pastEndNote(path, count, offset), metadata);
   }
   const wholeFile = input.offset === undefined && input.limit === undefined;
@@ -123,7 +124,7 @@ async function readText(
     wholeFile,
     tokenBudget: outputTokenBudget(ctx),
   });
-  state.recordRead(path, hash, view, [page.first, page.last]);
+  record(view, [page.first, page.last]);
   const next = page.next
     ? `\n\n[Lines ${page.first}-${page.last} of ${count} shown. For the next page, Read with offset ${page.next.offset} and limit ${page.next.limit}.]`
     : "";
