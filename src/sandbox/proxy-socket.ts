@@ -21,10 +21,26 @@ export function proxySocketDir(): string {
   return join(tmpdir(), `cc-tools-proxy-${process.getuid?.() ?? "user"}`);
 }
 
-/** The per-user directory when it is this user's own, for every sandbox to cover; else undefined. */
+/**
+ * The per-user directory when it is this user's own, for every sandbox to cover; else undefined. Made
+ * here if it is missing, so that every sandbox covers it from the first one on: made only by the first
+ * networked command, it would change the arguments of a sandbox started ahead before it (which would
+ * then not be used).
+ */
 export function ownProxySocketDir(): string | undefined {
-  const shared = proxySocketDir();
+  const shared = makeSharedDir();
   return privateDir(shared) ? shared : undefined;
+}
+
+/** The per-user directory, made (private) if missing; whether it can be used is for privateDir to say. */
+function makeSharedDir(): string {
+  const shared = proxySocketDir();
+  try {
+    mkdirSync(shared, { mode: 0o700 });
+  } catch {
+    // already there (or not makeable): privateDir judges what is there
+  }
+  return shared;
 }
 
 /**
@@ -54,12 +70,7 @@ function privateDir(path: string): boolean {
  * is removed with it.
  */
 export function proxySocketPath(): { path: string; remove(): void } {
-  const shared = proxySocketDir();
-  try {
-    mkdirSync(shared, { mode: 0o700 });
-  } catch {
-    // already there: checked below
-  }
+  const shared = makeSharedDir();
   const name = `${process.pid}-${randomUUID()}.sock`;
   if (privateDir(shared)) {
     sweepOrphans(shared);

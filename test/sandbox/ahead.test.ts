@@ -12,7 +12,7 @@ import {
 } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
-import { describe, expect, it, onTestFinished } from "vitest";
+import { describe, expect, it, onTestFinished, vi } from "vitest";
 import type { ToolContext } from "../../src/core/context.js";
 import { ToolResult } from "../../src/core/result.js";
 import { runTool } from "../../src/executor/run.js";
@@ -26,6 +26,7 @@ import {
 import { procStat } from "../../src/process/procfs.js";
 import { bashAdapter, locateExecutable } from "../../src/process/shells.js";
 import { newLaunchId, type SpawnSpec, sandboxAhead, sandboxLaunch } from "../../src/sandbox/launch.js";
+import { proxySocketDir } from "../../src/sandbox/proxy-socket.js";
 import { tempDir } from "../helpers/context.js";
 import { eventually } from "../process/ps.js";
 import { bash, nextTurn, sandboxContext, sandboxSettings } from "./helpers.js";
@@ -422,13 +423,25 @@ describe("a sandbox started ahead of its command", () => {
     expect(text).toMatch(/Permission denied/);
   });
 
-  it("is used while another session's networked command runs (its proxy's socket changes no arguments)", async () => {
+  it.each([
+    ["another session's networked command runs (its proxy's socket changes no arguments)", false],
+    ["the first networked command on the machine runs (the sockets' directory made then)", true],
+  ])("is used while %s", async (_, first) => {
+    if (first) {
+      // A temp dir of its own, where no networked command has made the proxy sockets' directory yet.
+      vi.stubEnv("TMPDIR", tempDir("cc-tools-ahead-tmp-"));
+      onTestFinished(() => {
+        vi.unstubAllEnvs();
+      });
+      expect(existsSync(proxySocketDir())).toBe(false);
+    }
     const { ctx } = project();
     const shell = await waitingSandbox(ctx);
     const { ws: elsewhere, ctx: networked } = project();
     networked.config.sandbox.network.allowedDomains = ["example.invalid"];
     const running = bash(networked, `touch started; sleep 3`);
     expect(await eventually(() => existsSync(join(elsewhere, "started")))).toBe(true);
+    expect(readdirSync(proxySocketDir()).length).toBeGreaterThan(0);
     const { result, text } = await bash(ctx, "echo in");
     expect(shell.ran).toBe(true);
     expect(result.isError, text).toBe(false);
