@@ -36,8 +36,13 @@ const KEPT_BUFFER_GROWTH_SHIFT = 4;
 
 let kept: Buffer | undefined;
 let timer: NodeJS.Timeout | undefined;
-/** Buffers handed out by takeBuffer() and not yet given back, so giveBuffer() keeps nothing else. */
-const ours = new WeakSet<ArrayBufferLike>();
+/** Forks of this process so far (see beforeFork below). */
+let forks = 0;
+/**
+ * Buffers handed out by takeBuffer() and not yet given back, so giveBuffer() keeps nothing else, with the
+ * forks made before each was handed out: one out during a fork comes back with its pages shared with it.
+ */
+const ours = new WeakMap<ArrayBufferLike, number>();
 
 /**
  * A buffer of at least `size` bytes for a read: the kept one when it is large enough, else a fresh one
@@ -51,14 +56,14 @@ export function takeBuffer(size: number): Buffer {
   const reuse = kept;
   drop();
   if (reuse && reuse.length >= size) {
-    ours.add(reuse.buffer);
+    ours.set(reuse.buffer, forks);
     return reuse;
   }
   release(reuse?.buffer);
   // The room stops at the largest buffer kept, so a file just under that size still gets one kept.
   const room = Math.min(size + (size >> KEPT_BUFFER_GROWTH_SHIFT), KEPT_BUFFER_MAX_BYTES);
   const fresh = mappedBuffer(Math.max(size, room));
-  ours.add(fresh.buffer);
+  ours.set(fresh.buffer, forks);
   return fresh;
 }
 
@@ -103,12 +108,16 @@ function release(whole: ArrayBufferLike | undefined): void {
 
 /**
  * Gives back a buffer from takeBuffer() (or a view of one) once nothing refers to its bytes any more.
- * Each taken buffer is given back at most once.
+ * Each taken buffer is given back at most once. One that was out while this process forked is let go
+ * instead of kept, as a kept one is at a fork: its pages are shared with the fork.
  */
 export function giveBuffer(bytes: Uint8Array): void {
   const whole = bytes.buffer;
-  if (!ours.delete(whole)) return;
-  if (whole.byteLength > KEPT_BUFFER_MAX_BYTES || (kept && kept.length >= whole.byteLength)) {
+  const takenAfter = ours.get(whole);
+  if (takenAfter === undefined) return;
+  ours.delete(whole);
+  const forked = takenAfter !== forks;
+  if (forked || whole.byteLength > KEPT_BUFFER_MAX_BYTES || (kept && kept.length >= whole.byteLength)) {
     release(whole);
     return;
   }
@@ -125,6 +134,7 @@ function drop(): void {
 }
 
 beforeFork(() => {
+  forks++;
   if (kept) expire();
 });
 

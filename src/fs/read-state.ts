@@ -142,7 +142,10 @@ export class ReadState {
     };
     const hash = deferredHash(bytes, () => {
       settle();
-      done?.();
+      // `done` may hold the bytes (a buffer to give back): the record, which lives on, must not.
+      const finished = done;
+      done = undefined;
+      finished?.();
     });
     this.store(
       path,

@@ -58,6 +58,18 @@ describe("the kept buffer for large reads", () => {
     expect(takeBuffer(LARGE).buffer).not.toBe(first.buffer);
   });
 
+  it("lets a buffer that was out while the process forked go when it comes back, its pages shared with the fork", () => {
+    const out = takeBuffer(LARGE);
+    spawnSyncAnnounced("true", [], { encoding: "utf8" });
+    giveBuffer(out);
+    expect(out.length).toBe(0);
+    expect(takeBuffer(LARGE).buffer).not.toBe(out.buffer);
+    // One taken after the fork is kept as before.
+    const after = takeBuffer(LARGE);
+    giveBuffer(after);
+    expect(takeBuffer(LARGE).buffer).toBe(after.buffer);
+  });
+
   it("lets the buffer go for this project's synchronous spawns too, which Node does not announce", () => {
     const first = takeBuffer(LARGE);
     giveBuffer(first);

@@ -80,21 +80,43 @@ function pastEndNote(path: string, lineCount: number, offset: number): string {
 
 /**
  * A page of a text file read whole; `preface` goes before the numbered lines (a note on why a file is
- * shown as plain text). The bytes are hashed for read-state after the result has gone (deferredHash),
- * and `done` runs then: the bytes must not change until it has.
+ * shown as plain text). The bytes are hashed for read-state after the result has gone
+ * (ReadState.recordReadLater), and `done` runs then: the bytes must not change until it has.
  */
-async function readText(
+function readText(
   path: string,
   bytes: Buffer,
   input: ReadInput,
   ctx: ToolCallContext,
   preface = "",
   done?: () => void,
-): Promise<ToolResult> {
-  const text = textLines(bytes);
+): ToolResult {
+  let recorded = false;
   const state = ctx.session.get(readStateSlot);
-  const record = (view: string | undefined, range?: LineRange) =>
+  const record: RecordRead = (view, range) => {
+    recorded = true;
     state.recordReadLater(path, bytes, view, range, done);
+  };
+  try {
+    return textPage(path, bytes, input, ctx, preface, record);
+  } catch (error) {
+    // Not recorded: nothing will hash the bytes, so they are done with now.
+    if (!recorded) done?.();
+    throw error;
+  }
+}
+
+type RecordRead = (view: string | undefined, range?: LineRange) => void;
+
+function textPage(
+  path: string,
+  bytes: Buffer,
+  input: ReadInput,
+  ctx: ToolCallContext,
+  preface: string,
+  record: RecordRead,
+): ToolResult {
+  const text = textLines(bytes);
   if (!text) {
     // Recorded all the same: a binary file the model has looked at may be overwritten with Write.
     record(undefined);
