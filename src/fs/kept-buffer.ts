@@ -14,11 +14,12 @@ import { settlePendingHashes } from "./read-state.js";
  * each page of the kept buffer faults again on its next write, as a fresh page would (12.5 MB rewritten:
  * under 1 ms before a spawn, 57 ms after one, 47 ms for a fresh buffer). The kept buffer is therefore let
  * go when this process spawns (see src/process/forks.ts), its pages given back before the fork, which
- * spares the fork and the command's run the buffer's 12.5 MB of resident memory.
+ * spares the fork and the command's run the buffer's 12.5 MB of resident memory; a buffer that was out
+ * during a spawn is let go when it comes back, for the same reason.
  *
  * Only buffers allocated here, each whole (never a slice of Node's shared pool), are kept, and only once
  * nothing uses them any more: whoever took one gives it back when the bytes are no longer referenced (a
- * write, after the hash of the content written from it was taken; a Read, once its page is built).
+ * write, after the hash of the content written from it was taken; a Read, after the hash of what it read).
  */
 
 /** Files from this size on are read into the kept buffer; smaller ones cost little to allocate. */
