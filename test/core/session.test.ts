@@ -64,10 +64,12 @@ describe("Session", () => {
       "sh",
       session.dir,
     ]);
+    // Listened for now: on a fast machine the writer may be done before dispose is.
+    const exited = new Promise((resolve) => writer.once("exit", resolve));
     await new Promise((resolve) => setTimeout(resolve, 5));
     await expect(session.dispose()).resolves.toBeUndefined();
     expect(released).toEqual(["jobs"]);
-    await new Promise((resolve) => writer.once("exit", resolve));
+    await exited;
     removeTree(session.dir);
     expect(existsSync(session.dir)).toBe(false);
   });
