@@ -22,6 +22,24 @@ export function isValidId(id: unknown): id is string | number {
 }
 
 /**
+ * What is wrong with the `_meta` of a message's params, which every MCP message may carry: it must be an
+ * object, and a progress token in it a string or an integer. The SDK drops a request that breaks this
+ * without an answer, so it is answered here.
+ */
+function requestMetaProblem(params: Record<string, unknown>): string | undefined {
+  if (!("_meta" in params)) return undefined;
+  const meta = params._meta;
+  if (meta === null || typeof meta !== "object" || Array.isArray(meta)) {
+    return `"_meta" must be an object, not ${JSON.stringify(meta)}.`;
+  }
+  const token = (meta as Record<string, unknown>).progressToken;
+  if (token !== undefined && !isValidId(token)) {
+    return `"_meta.progressToken" must be a string or an integer, not ${JSON.stringify(token)}.`;
+  }
+  return undefined;
+}
+
+/**
  * The error answer for `message` (a parsed JSON object), or undefined when its envelope is sound. A
  * notification (no id) with an otherwise sound envelope is never answered, as JSON-RPC requires; its
  * problem is returned with `notify: false` so the caller can log it.
@@ -78,6 +96,8 @@ export function envelopeError(
         `Invalid Request: "params" must be an object, not ${JSON.stringify(params)}.`,
       );
     }
+    const metaProblem = requestMetaProblem(params as Record<string, unknown>);
+    if (metaProblem) return fail(INVALID_PARAMS, `Invalid params: ${metaProblem}`, hasId);
   }
   return undefined;
 }

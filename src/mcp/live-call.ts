@@ -31,6 +31,17 @@ export interface FormAnswer {
   content?: Record<string, unknown>;
 }
 
+/**
+ * What a call uses of the request a round came in: the SDK's context for it, or a direct call's
+ * (src/mcp/direct-calls.ts).
+ */
+export interface CallRound {
+  mcpReq: Pick<
+    ServerContext["mcpReq"],
+    "id" | "_meta" | "signal" | "envelope" | "inputResponses" | "requestState" | "notify" | "elicitInput"
+  >;
+}
+
 /** Nobody can be asked from where the question came; the message says why. */
 export class NobodyToAsk extends Error {}
 
@@ -57,7 +68,7 @@ interface OpenQuestion {
  */
 export class LiveCall {
   /** The request of the round being served: the first, or the retry that brought answers. */
-  private round: ServerContext;
+  private round: CallRound;
   private progress: ProgressChannel | undefined;
   private readonly open = new Map<string, OpenQuestion>();
   /** The keys of the questions the last round sent: only answers to those are taken. */
@@ -75,7 +86,7 @@ export class LiveCall {
   readonly controller = new AbortController();
 
   constructor(
-    first: ServerContext,
+    first: CallRound,
     /** Whether the client said at initialize that it elicits (the 2025 revisions). */
     private readonly initializeElicits: () => boolean,
     /** The call's tool and arguments: a retry must name the same call. */
@@ -188,7 +199,7 @@ export class LiveCall {
   }
 
   /** Makes `call` the round being served, its progress going to `progress`, until the round ends. */
-  attach(call: ServerContext, progress: ProgressChannel): void {
+  attach(call: CallRound, progress: ProgressChannel): void {
     this.round = call;
     this.progress = progress;
   }

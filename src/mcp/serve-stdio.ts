@@ -1,6 +1,7 @@
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { log } from "../core/log.js";
 import type { McpManager } from "../core/mcp-manager.js";
+import { DirectCalls } from "./direct-calls.js";
 import {
   type ContextFactory,
   createToolSession,
@@ -13,6 +14,27 @@ import type { StdioConnection } from "./stdio-connection.js";
 const SHUTDOWN_GRACE_MS = 5_000;
 
 /**
+ * Serves tool sessions over a stdio connection through the SDK's stdio entry, which picks the protocol
+ * revision and pins one session to the connection; a 2025-revision session's plain calls are served
+ * without the SDK's dispatch (src/mcp/direct-calls.ts). `sessions` holds every session made.
+ */
+export function serveSessions(transport: StdioConnection, newSession: () => ToolSession) {
+  const sessions = new Set<ToolSession>();
+  const direct = new DirectCalls((message) => transport.send(message));
+  transport.router = direct;
+  const handle = serveStdio(
+    ({ era }) => {
+      const session = newSession();
+      sessions.add(session);
+      if (era === "legacy") direct.serve(session);
+      return session.server;
+    },
+    { transport, onerror: (error) => log.debug("MCP stdio transport error", error) },
+  );
+  return { sessions, close: () => handle.close() };
+}
+
+/**
  * Serves the tools over stdin/stdout until the connection closes (the client closed stdin and its requests
  * were answered, or the drain time ran out) or a signal arrives; then every session is disposed, so
  * running calls and background jobs die with the connection, and the process exits.
@@ -23,14 +45,8 @@ export async function serveToolsOverStdio(
   transport: StdioConnection,
   sessionOptions: () => ToolSessionOptions = () => ({}),
 ) {
-  const sessions = new Set<ToolSession>();
-  const handle = serveStdio(
-    () => {
-      const session = createToolSession(makeContext, manager, sessionOptions());
-      sessions.add(session);
-      return session.server;
-    },
-    { transport, onerror: (error) => log.debug("MCP stdio transport error", error) },
+  const { sessions, ...handle } = serveSessions(transport, () =>
+    createToolSession(makeContext, manager, sessionOptions()),
   );
 
   let stopping = false;

@@ -1,9 +1,4 @@
-import {
-  inputRequired,
-  type ListToolsResult,
-  Server,
-  type ServerContext,
-} from "@modelcontextprotocol/server";
+import { inputRequired, type ListToolsResult, Server } from "@modelcontextprotocol/server";
 import type { ToolContext } from "../core/context.js";
 import { createHost, type Host, HostCapability } from "../core/host.js";
 import { MAX_ARGUMENT_CHARS } from "../core/limits.js";
@@ -20,10 +15,11 @@ import { callEnded, callStarted } from "../process/memory.js";
 import { toMcpTools, toolsFor } from "../registry.js";
 import { todoSlot } from "../tasks/todos.js";
 import { toMcpResult } from "./content.js";
+import type { DirectSession, PlainCall } from "./direct-calls.js";
 import { elicitationHandler } from "./elicit.js";
 import { elicitPlanApproval, elicitQuestions } from "./elicit-questions.js";
 import { serverIdentity } from "./identity.js";
-import { currentCall, LiveCall, WaitingCalls } from "./live-call.js";
+import { type CallRound, currentCall, LiveCall, WaitingCalls } from "./live-call.js";
 import { type PostOffice, recipientName } from "./post-office.js";
 import { progressChannel } from "./progress.js";
 
@@ -32,8 +28,11 @@ export { MAX_ARGUMENT_CHARS };
 /** Builds the context one connection's calls run in: its own session, served by `host`. */
 export type ContextFactory = (session: Session, host: Host) => ToolContext;
 
-/** One client connection: an SDK server instance and the tool session behind it. */
-export interface ToolSession {
+/**
+ * One client connection: an SDK server instance and the tool session behind it. On stdio, plain calls of
+ * a 2025-revision client are served without the SDK's dispatch (DirectSession, src/mcp/direct-calls.ts).
+ */
+export interface ToolSession extends DirectSession {
   readonly server: Server;
   readonly ctx: ToolContext;
   /** Aborts one running tools/call (its processes are killed); false when no such call is running. */
@@ -131,7 +130,7 @@ export function createToolSession(
    * The call a tools/call round serves: a new one, or on 2026-07-28 the waiting call whose question the
    * round answers (its `requestState` names it); a string says why a retry resumes nothing.
    */
-  function callFor(request: { name: string; arguments?: unknown }, call: ServerContext): LiveCall | string {
+  function callFor(request: { name: string; arguments?: unknown }, call: CallRound): LiveCall | string {
     const called = { name: request.name, args: request.arguments ?? {} };
     const handle = call.mcpReq.requestState();
     if (typeof handle !== "string") return new LiveCall(call, initializeElicits, called);
@@ -156,9 +155,12 @@ export function createToolSession(
     );
   }
 
-  server.setRequestHandler("tools/call", async (request, call) => {
-    const { name } = request.params;
-    const size = JSON.stringify(request.params.arguments ?? {}).length;
+  server.setRequestHandler("tools/call", (request, call) => serveCall(request.params, call));
+
+  /** Serves one round of a tools/call: the SDK's, or a direct one (src/mcp/direct-calls.ts). */
+  async function serveCall(params: PlainCall, call: CallRound) {
+    const { name } = params;
+    const size = JSON.stringify(params.arguments ?? {}).length;
     if (size > MAX_ARGUMENT_CHARS) {
       return toMcpResult(
         ToolResult.rejected(
@@ -167,7 +169,7 @@ export function createToolSession(
         ),
       );
     }
-    const live = callFor(request.params, call);
+    const live = callFor(params, call);
     if (typeof live === "string") return toMcpResult(ToolResult.rejected(live));
     const progress = progressChannel(
       call.mcpReq._meta?.progressToken,
@@ -186,7 +188,7 @@ export function createToolSession(
     try {
       // A retry brings answers to the waiting run; a new call starts its run.
       if (live.run) live.takeAnswers(call.mcpReq.inputResponses);
-      else startRun(live, name, request.params.arguments ?? {}, call.mcpReq.id);
+      else startRun(live, name, params.arguments ?? {}, call.mcpReq.id);
       const outcome = await live.serveRound();
       if ("questions" in outcome) {
         // The run waits where it asked; the client asks its user and calls again with the answers.
@@ -202,7 +204,26 @@ export function createToolSession(
       // A large call's garbage is collected once the server is quiet (when the host enabled it).
       callEnded();
     }
-  });
+  }
+
+  /**
+   * The round of a direct call, as the SDK would build it for a 2025-revision request: no envelope, no
+   * answers of an earlier round; notifications and questions go through the SDK server.
+   */
+  function directRound(id: string | number, meta: PlainCall["_meta"], signal: AbortSignal): CallRound {
+    return {
+      mcpReq: {
+        id,
+        _meta: meta,
+        signal,
+        envelope: undefined,
+        inputResponses: undefined,
+        requestState: () => undefined,
+        notify: (notification) => server.notification(notification, { relatedRequestId: id }),
+        elicitInput: (form, options) => server.elicitInput(form, options),
+      },
+    };
+  }
 
   /** Messages from other sessions ride on the next result; a TodoWrite result carries the list for the UI. */
   function withSessionNews(name: string, result: ToolResult) {
@@ -224,6 +245,8 @@ export function createToolSession(
   return {
     server,
     ctx,
+    servesDirect: () => server.getNegotiatedProtocolVersion() !== undefined,
+    callDirect: (id, params, signal) => serveCall(params, directRound(id, params._meta, signal)),
     cancel(requestId, reason) {
       const controller = inFlight.get(requestId);
       controller?.abort(reason);

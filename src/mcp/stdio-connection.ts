@@ -15,8 +15,8 @@ import { envelopeError, isValidId } from "./jsonrpc.js";
  * This module must stay light: it is loaded before anything else of the server.
  */
 
-type JsonRpcId = string | number;
-type Message = {
+export type JsonRpcId = string | number;
+export type Message = {
   jsonrpc?: string;
   id?: JsonRpcId | null;
   method?: string;
@@ -170,10 +170,22 @@ export interface MessageTransport {
   close(): Promise<void>;
 }
 
+/**
+ * What may serve messages before the SDK sees them (the session's direct tools/call,
+ * src/mcp/direct-calls.ts): `take` returns true for a message it serves itself, false to pass it on to the
+ * SDK; `answered` hears of every answer the connection writes.
+ */
+export interface MessageRouter {
+  take(message: Message): boolean;
+  answered(id: JsonRpcId): void;
+}
+
 export class StdioConnection implements MessageTransport {
   onmessage?: (message: Message) => void;
   onclose?: () => void;
   onerror?: (error: Error) => void;
+  /** Consulted for every message once the server attached, before the SDK; none by default. */
+  router?: MessageRouter;
 
   /**
    * Resolves true when the server should be loaded (the opening is answered, or a message needs the server),
@@ -348,7 +360,7 @@ export class StdioConnection implements MessageTransport {
     }
     this.track(message);
     if (this.attached) {
-      this.onmessage?.(message);
+      this.deliver(message);
       return;
     }
     this.backlog.push(message);
@@ -450,8 +462,13 @@ export class StdioConnection implements MessageTransport {
     if (this.attached) return;
     this.attached = true;
     clearTimeout(this.idleTimer);
-    for (const message of this.backlog.splice(0)) this.onmessage?.(message);
+    for (const message of this.backlog.splice(0)) this.deliver(message);
     if (this.closed) this.onclose?.();
+  }
+
+  /** Hands a message to the router, or to the SDK when the router does not serve it. */
+  private deliver(message: Message): void {
+    if (!this.router?.take(message)) this.onmessage?.(message);
   }
 
   async send(message: Message): Promise<void> {
@@ -469,7 +486,10 @@ export class StdioConnection implements MessageTransport {
       return;
     }
     await this.write(message);
-    if (isResponse) this.settle(id);
+    if (isResponse) {
+      this.settle(id);
+      this.router?.answered(id);
+    }
   }
 
   private write(message: Message): Promise<void> {

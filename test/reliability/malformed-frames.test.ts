@@ -40,6 +40,23 @@ const BAD: Array<{ name: string; frame: Record<string, unknown>; id: string | nu
     code: -32600,
   },
   { name: "fractional id", frame: { jsonrpc: "2.0", id: 1.5, method: "tools/list" }, id: null, code: -32600 },
+  {
+    name: "array _meta",
+    frame: { jsonrpc: "2.0", id: "f", method: "tools/call", params: { name: "Glob", _meta: [] } },
+    id: "f",
+    code: -32602,
+  },
+  {
+    name: "fractional progress token",
+    frame: {
+      jsonrpc: "2.0",
+      id: "g",
+      method: "tools/call",
+      params: { name: "Glob", arguments: { pattern: "*" }, _meta: { progressToken: 1.5 } },
+    },
+    id: "g",
+    code: -32602,
+  },
 ];
 
 function startServer() {
