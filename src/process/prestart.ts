@@ -10,6 +10,7 @@ import { StandInMounter } from "../sandbox/mounter.js";
 import { modelCommandEnv } from "./env.js";
 import { newRunMarker, RUN_MARKER_VAR } from "./escapees.js";
 import { trackGroup, untrackGroup } from "./groups.js";
+import { HandOver } from "./hand-over.js";
 import { callsRunning } from "./memory.js";
 import { GO_AHEAD, GO_AHEAD_FD, hostProgram, shQuote } from "./shells.js";
 
@@ -204,6 +205,8 @@ const MAX_SHLVL = 997;
 
 export class PrestartedShell {
   private readonly child: ChildProcess;
+  /** Its stdin; in a sandbox written from libuv's pool, so that it starts on another CPU (hand-over.ts). */
+  private readonly input: HandOver;
   readonly marker = newRunMarker();
   /** The environment the command was expected to have (the marker included). */
   private readonly env: NodeJS.ProcessEnv;
@@ -276,6 +279,8 @@ export class PrestartedShell {
     this.child.on("error", () => this.end());
     this.child.on("exit", () => this.end());
     this.child.stdin!.on("error", () => {});
+    // In a sandbox, this process judges the launch (and mounts its stand-ins) while the shell starts.
+    this.input = new HandOver(this.child.stdin!, sandbox !== undefined);
     if (this.child.pid !== undefined) trackGroup(this.child.pid);
     // Waiting keeps nothing alive: a host with nothing else to do exits, and its exit handler kills this.
     this.child.unref();
@@ -427,7 +432,7 @@ export class PrestartedShell {
     const script = this.script(file!, args, spec.cwd, env, true);
     if (script === undefined) return;
     this.early = { command: gated.command, cwd: spec.cwd, env };
-    this.child.stdin!.write(`${Buffer.byteLength(script)}\n${script}`);
+    this.input.write(`${Buffer.byteLength(script)}\n${script}`);
   }
 
   /** True once `startEarly` exec'd a command's shell here (for the tests). */
@@ -493,7 +498,7 @@ export class PrestartedShell {
     const [stdout, stderr] = this.sandbox ? [pipes[1]!, pipes[2]!] : [pipes[3]!, pipes[4]!];
     for (const pipe of [stdout, stderr]) refPipe(pipe);
     const goAhead = gated ? GO_AHEAD : "";
-    this.child.stdin!.end(this.early ? goAhead : `${Buffer.byteLength(script)}\n${script}${goAhead}`);
+    this.input.write(this.early ? goAhead : `${Buffer.byteLength(script)}\n${script}${goAhead}`, true);
     return { child: this.child, marker: this.marker, stdout, stderr };
   }
 
