@@ -39,8 +39,8 @@ const RESERVED_META_PREFIX = "io.modelcontextprotocol/";
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === "object" && !Array.isArray(value);
 
-/** A progress token as the 2025 schema takes it: a string or an integer. */
-const isProgressToken = (value: unknown) =>
+/** A request id or progress token as the 2025 schema takes it: a string or an integer. */
+const isRequestId = (value: unknown): value is JsonRpcId =>
   typeof value === "string" || (typeof value === "number" && Number.isSafeInteger(value));
 
 /**
@@ -51,6 +51,8 @@ const isProgressToken = (value: unknown) =>
  */
 export function plainToolsCall(message: Message): PlainCall | undefined {
   if (message.method !== "tools/call" || message.id === undefined || message.id === null) return undefined;
+  // Also a response, to the SDK (which treats it as one): refused before this by the envelope check.
+  if ("result" in message || "error" in message) return undefined;
   const params = message.params;
   if (!isPlainObject(params) || typeof params.name !== "string") return undefined;
   for (const key of Object.keys(params)) if (!PLAIN_PARAMS.has(key)) return undefined;
@@ -58,7 +60,7 @@ export function plainToolsCall(message: Message): PlainCall | undefined {
   const meta = params._meta;
   if (meta !== undefined) {
     if (!isPlainObject(meta)) return undefined;
-    if (meta.progressToken !== undefined && !isProgressToken(meta.progressToken)) return undefined;
+    if (meta.progressToken !== undefined && !isRequestId(meta.progressToken)) return undefined;
     for (const key of Object.keys(meta)) if (key.startsWith(RESERVED_META_PREFIX)) return undefined;
   }
   return params as unknown as PlainCall;
@@ -90,8 +92,9 @@ export class DirectCalls implements MessageRouter {
 
   take(message: Message): boolean {
     if (message.method === "notifications/cancelled") return this.cancel(message);
-    if (message.method !== "tools/call") return false;
-    const id = message.id as JsonRpcId;
+    // A tools/call without an id is a notification, which the SDK ignores: nothing waits for it.
+    if (message.method !== "tools/call" || message.id === undefined || message.id === null) return false;
+    const id = message.id;
     const params = this.withSdk.size === 0 ? plainToolsCall(message) : undefined;
     const session = this.session;
     if (!params || !session?.servesDirect() || this.running.has(id)) {
@@ -128,18 +131,24 @@ export class DirectCalls implements MessageRouter {
     this.withSdk.delete(id);
   }
 
-  /** Cancels a direct call the notification names (taken); any other is the SDK's. */
+  /**
+   * Cancels a direct call the notification names (taken); any other is the SDK's. A notification the SDK
+   * would refuse (its schema: a string or integer `requestId`, a string `reason` or none) changes nothing
+   * here either: it cancels nothing, and calls given to the SDK are still waited for.
+   */
   private cancel(message: Message): boolean {
-    const requestId = message.params?.requestId as JsonRpcId | undefined;
-    const controller = requestId === undefined ? undefined : this.running.get(requestId);
+    const params = message.params;
+    if (!isPlainObject(params) || !isRequestId(params.requestId)) return false;
+    if (params.reason !== undefined && typeof params.reason !== "string") return false;
+    const { requestId, reason } = params as { requestId: JsonRpcId; reason?: string };
+    const controller = this.running.get(requestId);
     if (!controller) {
       // A request the SDK was given is cancelled: it will not be answered, so calls need not wait for it.
-      if (requestId !== undefined) this.withSdk.delete(requestId);
+      this.withSdk.delete(requestId);
       return false;
     }
-    this.running.delete(requestId!);
-    const reason = message.params?.reason;
-    controller.abort(typeof reason === "string" ? reason : undefined);
+    this.running.delete(requestId);
+    controller.abort(reason);
     return true;
   }
 }

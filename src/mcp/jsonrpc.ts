@@ -75,6 +75,13 @@ export function envelopeError(
       'Invalid Request: a message needs a "method" (or, as a response, a "result" or an "error").',
     );
   }
+  if ("result" in message || "error" in message) {
+    return fail(
+      INVALID_REQUEST,
+      'Invalid Request: a message is a request (with a "method") or a response (with a "result" or an "error"), not both.',
+      hasId,
+    );
+  }
   if (typeof message.method !== "string") {
     return fail(
       INVALID_REQUEST,

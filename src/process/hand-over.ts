@@ -22,6 +22,8 @@ export class HandOver {
   private last: Promise<void> = Promise.resolve();
   /** Writes handed over and not yet done. */
   private queued = 0;
+  /** Settles when the write in the pool now is done; undefined while none is. */
+  private inPool: Promise<void> | undefined;
 
   constructor(
     private readonly stdin: Writable,
@@ -31,7 +33,26 @@ export class HandOver {
      * than they give: an unsandboxed `echo` took 0.1 to 0.2 ms longer.
      */
     private readonly fromPool = true,
-  ) {}
+  ) {
+    if (fromPool) this.holdOpenWhileWriting();
+  }
+
+  /**
+   * The pool writes to the descriptor's number. Node closes the stream when the child exits (or is
+   * killed), and a file opened after that may get the same number: a write still queued in the pool would
+   * then go into that file. So the stream's descriptor is closed only once no write of the pool is pending
+   * (`_destroy` is where a stream closes what it holds; the stream is marked destroyed at once all the same).
+   */
+  private holdOpenWhileWriting(): void {
+    const stream = this.stdin as Writable & {
+      _destroy(error: Error | null, callback: (error?: Error | null) => void): void;
+    };
+    const destroy = stream._destroy.bind(stream);
+    stream._destroy = (error, callback) => {
+      if (this.inPool === undefined) destroy(error, callback);
+      else void this.inPool.then(() => destroy(error, callback));
+    };
+  }
 
   /**
    * Writes `text` after everything handed over before; with `end`, closes the input after it. With nothing
@@ -56,18 +77,21 @@ export class HandOver {
       if (end) stdin.end(left);
       else if (left.length > 0) stdin.write(left);
     };
+    if (stdin.destroyed) return Promise.resolve();
     if (!this.fromPool || bytes.length === 0 || fd === undefined || fd < 0 || stdin.writableLength > 0) {
       rest(0);
       return Promise.resolve();
     }
-    return new Promise((resolve) => {
+    this.inPool = new Promise((resolve) => {
       write(fd, bytes, 0, bytes.length, null, (error, written) => {
+        this.inPool = undefined;
         // EAGAIN (the pipe is full) and short writes leave the rest to the stream, which waits for room;
         // another error (the shell is gone) reaches the stream's own error handling the same way.
         if (error) log.debug("a waiting shell's input was not written from the pool", error);
-        rest(error ? 0 : written);
+        if (!stdin.destroyed) rest(error ? 0 : written);
         resolve();
       });
     });
+    return this.inPool;
   }
 }

@@ -1,4 +1,4 @@
-import { mkdirSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { InMemoryTransport } from "@modelcontextprotocol/server";
@@ -198,6 +198,38 @@ describe("tools/call served directly on stdio", () => {
     });
     expect(JSON.stringify(await inbox.answer(3))).toContain("written first");
     expect(directCalls()).toBe(1);
+  });
+
+  it("ignores what the SDK ignores: a tools/call without an id, a cancellation it would refuse", async () => {
+    const dir = workspace();
+    const { send, inbox, directCalls } = await overStdio(dir);
+    const log = join(dir, "log.txt");
+    const bash = (command: string) => ({ name: "Bash", arguments: { command } });
+    // A tools/call without an id is a notification: nothing runs, and later calls still go directly.
+    send({ jsonrpc: "2.0", method: "tools/call", params: bash(`echo notified >> ${log}`) });
+    send({ jsonrpc: "2.0", id: 1, method: "tools/call", params: bash(`echo one >> ${log}`) });
+    await inbox.answer(1);
+    expect(directCalls()).toBe(1);
+    // A cancellation whose reason is not a string is refused by the SDK's schema: it cancels no direct call.
+    send(
+      { jsonrpc: "2.0", id: 2, method: "tools/call", params: bash(`sleep 0.3; echo two >> ${log}`) },
+      { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 2, reason: null } },
+    );
+    expect(JSON.stringify(await inbox.answer(2))).not.toContain("cancel");
+    // Nor does it let a plain call overtake a call the SDK was given (an extra key) in the same chunk.
+    send(
+      { jsonrpc: "2.0", id: 3, method: "tools/call", params: { ...bash(`echo three >> ${log}`), x: 1 } },
+      { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 3, reason: 5 } },
+      { jsonrpc: "2.0", id: 4, method: "tools/call", params: bash(`echo four >> ${log}`) },
+    );
+    await inbox.answer(3);
+    await inbox.answer(4);
+    expect(readFileSync(log, "utf8")).toBe("one\ntwo\nthree\nfour\n");
+    // The fourth followed the third to the SDK; once both are answered, calls go directly again.
+    expect(directCalls()).toBe(2);
+    send({ jsonrpc: "2.0", id: 5, method: "tools/call", params: bash(`echo five >> ${log}`) });
+    await inbox.answer(5);
+    expect(directCalls()).toBe(3);
   });
 
   it("cancels a direct call: its processes die, it gets no answer, and the connection goes on", async () => {

@@ -1,7 +1,9 @@
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import * as fs from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { HandOver } from "../../src/process/hand-over.js";
+import { tempDir } from "../helpers/context.js";
 
 // Counts the writes made from libuv's pool; they still write.
 vi.mock("node:fs", async (importOriginal) => {
@@ -19,6 +21,14 @@ function cat() {
     child.on("close", () => resolve(Buffer.concat(chunks).toString())),
   );
   return { child, copied };
+}
+
+/** Polls `check` every 10 ms until it holds; fails after 5 s. */
+async function waitUntil(check: () => boolean): Promise<void> {
+  for (const started = Date.now(); !check(); ) {
+    if (Date.now() - started > 5_000) throw new Error("timed out waiting");
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
 
 describe("HandOver", () => {
@@ -58,6 +68,40 @@ describe("HandOver", () => {
     input.write("g", true);
     expect(await copied).toBe("scriptg");
     expect(write).not.toHaveBeenCalled();
+  });
+
+  it("keeps the descriptor until the pool's write is done, so it cannot land in a file opened meanwhile", async () => {
+    const dir = tempDir();
+    // Every thread of the pool blocks reading a FIFO nobody has written to yet, so the hand-over's write
+    // waits behind them. (Opened read-write: the open itself never blocks, and a byte written later
+    // releases a read whether it has started or is still queued.)
+    const fifos = Array.from({ length: 8 }, (_, i) => join(dir, `fifo-${i}`));
+    for (const fifo of fifos) execFileSync("mkfifo", [fifo]);
+    const blockers = fifos.map((fifo) => fs.openSync(fifo, fs.constants.O_RDWR));
+    const released = blockers.map(
+      (fd) => new Promise((resolve) => fs.read(fd, Buffer.alloc(1), 0, 1, null, resolve)),
+    );
+    const child = spawn("sleep", ["30"], { stdio: ["pipe", "ignore", "ignore"] });
+    child.stdin.on("error", () => {});
+    const stdinFd = (child.stdin as unknown as { _handle: { fd: number } })._handle.fd;
+    const input = new HandOver(child.stdin);
+    input.write("SECRET-SCRIPT\n");
+    child.kill("SIGKILL");
+    await new Promise((resolve) => child.on("exit", resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    // Node has destroyed the child's stdin; a file opened now takes the lowest free descriptor.
+    expect(child.stdin.destroyed).toBe(true);
+    const victim = join(dir, "victim.txt");
+    const victimFd = fs.openSync(victim, "w");
+    expect(victimFd).not.toBe(stdinFd);
+    // Free the pool: the queued write runs now, into the dead child's pipe, not into the victim.
+    for (const fd of blockers) fs.writeSync(fd, "x");
+    await Promise.all(released);
+    for (const fd of blockers) fs.closeSync(fd);
+    await waitUntil(() => (child.stdin as unknown as { _handle: unknown })._handle === null);
+    fs.closeSync(victimFd);
+    expect(fs.readFileSync(victim, "utf8")).toBe("");
+    // And the stream let its descriptor go once the write was done (waitUntil above).
   });
 
   it("does not throw when the child is gone", async () => {

@@ -41,6 +41,12 @@ const BAD: Array<{ name: string; frame: Record<string, unknown>; id: string | nu
   },
   { name: "fractional id", frame: { jsonrpc: "2.0", id: 1.5, method: "tools/list" }, id: null, code: -32600 },
   {
+    name: "a request that is also a response",
+    frame: { jsonrpc: "2.0", id: "h", method: "tools/list", result: {} },
+    id: "h",
+    code: -32600,
+  },
+  {
     name: "array _meta",
     frame: { jsonrpc: "2.0", id: "f", method: "tools/call", params: { name: "Glob", _meta: [] } },
     id: "f",
