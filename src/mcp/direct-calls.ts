@@ -1,5 +1,6 @@
 import { log } from "../core/log.js";
-import type { JsonRpcId, Message, MessageRouter } from "./stdio-connection.js";
+import { isValidId } from "./jsonrpc.js";
+import { isObject, type JsonRpcId, type Message, type MessageRouter } from "./stdio-connection.js";
 
 /**
  * tools/call served straight from the stdio connection, without the MCP SDK's dispatch.
@@ -7,9 +8,9 @@ import type { JsonRpcId, Message, MessageRouter } from "./stdio-connection.js";
  * The SDK's way from a request's line to our handler and back costs about half a millisecond per call:
  * its message queue, era checks and context building, the request validated against the tools/call schema
  * twice, and the result validated against the result schema, each step behind a promise of its own. On a
- * small Read that is a quarter of the call (docs/PERFORMANCE.md, "The SDK's dispatch"). A plain tools/call
- * of a 2025 revision needs none of it: its parameters are a name, an object of arguments and `_meta`, and
- * its answer is the result our own code built. So the connection hands such calls to the session directly,
+ * small Read that is a quarter of the call (docs/PERFORMANCE.md, "The SDK's dispatch, skipped for plain
+ * calls"). A plain tools/call of a 2025 revision needs none of it: its parameters are a name, an object of
+ * arguments and `_meta`, and its answer is the result our own code built. So the connection hands such calls to the session directly,
  * and the SDK keeps everything else: the opening, tools/list, pings, notifications, requests to the
  * client (elicitation), and every call that is not plain, which it answers as it always did.
  *
@@ -36,13 +37,6 @@ const PLAIN_PARAMS = new Set(["name", "arguments", "_meta"]);
 /** The `_meta` keys a 2026-07-28 request's envelope and rounds use: such a request is the SDK's. */
 const RESERVED_META_PREFIX = "io.modelcontextprotocol/";
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  value !== null && typeof value === "object" && !Array.isArray(value);
-
-/** A request id or progress token as the 2025 schema takes it: a string or an integer. */
-const isRequestId = (value: unknown): value is JsonRpcId =>
-  typeof value === "string" || (typeof value === "number" && Number.isSafeInteger(value));
-
 /**
  * The parameters of `message` when it is a tools/call request the SDK would take as it is: a string name,
  * arguments that are an object (or none), `_meta` that is an object with a valid progress token (or none)
@@ -54,13 +48,13 @@ export function plainToolsCall(message: Message): PlainCall | undefined {
   // Also a response, to the SDK (which treats it as one): refused before this by the envelope check.
   if ("result" in message || "error" in message) return undefined;
   const params = message.params;
-  if (!isPlainObject(params) || typeof params.name !== "string") return undefined;
+  if (!isObject(params) || typeof params.name !== "string") return undefined;
   for (const key of Object.keys(params)) if (!PLAIN_PARAMS.has(key)) return undefined;
-  if (params.arguments !== undefined && !isPlainObject(params.arguments)) return undefined;
+  if (params.arguments !== undefined && !isObject(params.arguments)) return undefined;
   const meta = params._meta;
   if (meta !== undefined) {
-    if (!isPlainObject(meta)) return undefined;
-    if (meta.progressToken !== undefined && !isRequestId(meta.progressToken)) return undefined;
+    if (!isObject(meta)) return undefined;
+    if (meta.progressToken !== undefined && !isValidId(meta.progressToken)) return undefined;
     for (const key of Object.keys(meta)) if (key.startsWith(RESERVED_META_PREFIX)) return undefined;
   }
   return params as unknown as PlainCall;
@@ -138,7 +132,7 @@ export class DirectCalls implements MessageRouter {
    */
   private cancel(message: Message): boolean {
     const params = message.params;
-    if (!isPlainObject(params) || !isRequestId(params.requestId)) return false;
+    if (!isObject(params) || !isValidId(params.requestId)) return false;
     if (params.reason !== undefined && typeof params.reason !== "string") return false;
     const { requestId, reason } = params as { requestId: JsonRpcId; reason?: string };
     const controller = this.running.get(requestId);

@@ -53,7 +53,7 @@ const ENVELOPE = {
 } as const;
 const ENVELOPE_PREFIX = "io.modelcontextprotocol/";
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
+export const isObject = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === "object" && !Array.isArray(value);
 
 /** Whether a request's `_meta` carries any 2026-07-28 envelope key (an initialize then is not a 2025 one). */
