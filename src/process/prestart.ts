@@ -12,7 +12,7 @@ import { newRunMarker, RUN_MARKER_VAR } from "./escapees.js";
 import { trackGroup, untrackGroup } from "./groups.js";
 import { HandOver } from "./hand-over.js";
 import { callsRunning } from "./memory.js";
-import { GO_AHEAD, GO_AHEAD_FD, hostProgram, shQuote } from "./shells.js";
+import { BASH_SCRIPT_START, GO_AHEAD, GO_AHEAD_FD, hostProgram, shQuote } from "./shells.js";
 
 /**
  * A shell started ahead of its command, so the command does not wait for this process to fork.
@@ -26,7 +26,9 @@ import { GO_AHEAD, GO_AHEAD_FD, hostProgram, shQuote } from "./shells.js";
  * stdin, enters the command's directory (resolved then, as a spawn's chdir would) and `exec`s the command's
  * own argv: the very process a spawn would have started (`bash -c …`, bubblewrap around it, or rg), in its
  * own session and process group, with stdin on /dev/null, the same pid for the supervisor and the same
- * environment. Everything judged per command (permissions, the sandbox's policy and its stand-ins) is
+ * environment. Where that argv is this bash with a command's script (`bash -c 'exec 2>&1; …'`), it runs
+ * the script itself instead, once it has made itself what that bash would be when it starts (`inPlace`).
+ * Everything judged per command (permissions, the sandbox's policy and its stand-ins) is
  * still judged at the command's time: only the fork moved. In a waiting sandbox the exec of the command's
  * shell moves too, before the judgement, but that shell runs nothing until the judgement lets it through
  * its gate (`startEarly`).
@@ -241,7 +243,8 @@ export class PrestartedShell {
   onDeath: (() => void) | undefined;
 
   constructor(
-    shell: string,
+    /** The bash it is (its path, as spawned: the command's `$0` when it runs the command itself). */
+    private readonly shell: string,
     env: NodeJS.ProcessEnv,
     /** Start it inside this sandbox: it then runs only commands launched with the same bubblewrap arguments. */
     private readonly sandbox?: SandboxAhead,
@@ -554,14 +557,9 @@ export class PrestartedShell {
     if (sizes.some((size) => size > MAX_EXEC_STRING_BYTES)) return undefined;
     if (sizes.reduce((sum, size) => sum + size + 1, 0) > MAX_EXEC_TOTAL_BYTES) return undefined;
     if ([...argv, cwd].some((arg) => arg.includes("\0"))) return undefined;
-    // `cd -P` with an absolute path resolves it as chdir does (no CDPATH); a failure is the command's error,
-    // inside a sandbox bubblewrap's own (as its --chdir would have failed, so the command never started).
-    const dir = shQuote(cwd);
-    const lines: string[] = [
-      this.sandbox
-        ? `cd -P -- ${dir} 2>/dev/null || { r=$(cd -P -- ${dir} 2>&1); printf "bwrap: Can't chdir to %s: %s\\n" ${dir} "\${r##*: }" >&4; exit 1; }`
-        : `cd -P -- ${dir} 2>&4 || exit 126`,
-    ];
+    const inPlace = this.inPlace(argv, cwd, target, gated);
+    if (inPlace !== undefined) return inPlace;
+    const lines: string[] = [this.enter(shQuote(cwd))];
     const names = new Set([...Object.keys(this.env), ...Object.keys(target)]);
     for (const name of names) {
       const value = target[name];
@@ -593,6 +591,91 @@ export class PrestartedShell {
     lines.push(`exec ${argv.map(shQuote).join(" ")} >&3 2>&4 3>&- 4>&-${gate} </dev/null`);
     return lines.join("\n");
   }
+
+  /**
+   * The line that enters the command's directory `dir` (quoted). `cd -P` with an absolute path resolves it
+   * as chdir does (no CDPATH); a failure is the command's error, inside a sandbox bubblewrap's own (as its
+   * --chdir would have failed, so the command never started).
+   */
+  private enter(dir: string): string {
+    return this.sandbox
+      ? `cd -P -- ${dir} 2>/dev/null || { r=$(cd -P -- ${dir} 2>&1); printf "bwrap: Can't chdir to %s: %s\\n" ${dir} "\${r##*: }" >&4; exit 1; }`
+      : `cd -P -- ${dir} 2>&4 || exit 126`;
+  }
+
+  /**
+   * The script that runs a command's bash script in this shell itself, instead of exec'ing the bash
+   * `file -c command` would start: a bash exec'd and started again costs more than a millisecond, and a
+   * shell that has just read its script from a pipe can run it as well. Undefined unless this shell then
+   * is, to the command, the shell that exec would have started:
+   * - `file` is this very bash (the command's `$0`) and `command` a command script (BASH_SCRIPT_START,
+   *   which sets `$_`; the command itself runs through `eval` in both);
+   * - the environment is the one this shell was started with (a spawn's bash would import a different
+   *   one, acting on some variables as it starts), apart from what bash sets itself, which the script sets
+   *   as that bash would (PWD, OLDPWD, SHLVL), and TMOUT, held back while it waits;
+   * - none of the variables bash acts on only as it starts is set (BASH_ENV and the startup files of
+   *   readsStartupFiles, ENV, POSIXLY_CORRECT, BASH_COMPAT, and LC_ALL, whose warnings differ);
+   * - everything before the command fits on one line, so the command's `$LINENO` and error lines match.
+   * Its own variables go (`n`, `c`), SECONDS restarts and BASH_EXECUTION_STRING becomes `command`: taken
+   * from the end of the script it read, while the shell still counts bytes (LC_ALL=C).
+   */
+  private inPlace(
+    argv: readonly string[],
+    cwd: string,
+    target: NodeJS.ProcessEnv,
+    gated: boolean,
+  ): string | undefined {
+    const [file, flag, command, ...rest] = argv;
+    if (file !== this.shell || flag !== "-c" || command === undefined || rest.length > 0) return undefined;
+    if (!command.startsWith(BASH_SCRIPT_START) || readsStartupFiles(target)) return undefined;
+    if (ACTS_AT_START.some((name) => target[name] !== undefined)) return undefined;
+    for (const name of new Set([...Object.keys(this.env), ...Object.keys(target)])) {
+      if (!BASH_SETS.has(name) && name !== "TMOUT" && target[name] !== this.env[name]) return undefined;
+    }
+    if (!isCanonical(cwd)) return undefined;
+    const dir = shQuote(cwd);
+    const lines = [`BASH_EXECUTION_STRING=\${c: -${Buffer.byteLength(command)}}`, this.enter(dir)];
+    // A bash started in `cwd` keeps an inherited absolute PWD that names it as its logical directory (the
+    // path as given, symlinks and all); else its PWD is the physical path, which `cd -P` has set.
+    const pwd = this.sandbox ? cwd : target.PWD;
+    if (pwd?.startsWith("/")) {
+      if (!isCanonical(pwd)) return undefined;
+      lines.push(`if [ ${shQuote(pwd)} -ef . ]; then cd -L -- ${shQuote(pwd)} 2>/dev/null; fi`);
+    }
+    // An inherited OLDPWD stays if it names a directory; else bash makes an empty, exported one.
+    const oldpwd = target.OLDPWD;
+    const noOldpwd = "unset OLDPWD; export OLDPWD";
+    lines.push(
+      oldpwd === undefined
+        ? noOldpwd
+        : `if [ -d ${shQuote(oldpwd)} ]; then export OLDPWD=${shQuote(oldpwd)}; else ${noOldpwd}; fi`,
+    );
+    // Back to the locale the environment names (no warning either way for one that is not installed).
+    lines.push("unset LC_ALL");
+    if (target.TMOUT !== undefined) lines.push(`export TMOUT=${shQuote(target.TMOUT)}`);
+    const shlvl = target.SHLVL;
+    if (shlvl !== undefined && (!/^\d{1,3}$/.test(shlvl) || Number(shlvl) > MAX_SHLVL)) return undefined;
+    lines.push(`export SHLVL=${shlvl === undefined ? 1 : Number(shlvl) + 1}`);
+    const gate = gated ? ` ${GO_AHEAD_FD}<&0` : "";
+    lines.push(`exec >&3 2>&4 3>&- 4>&-${gate} </dev/null`, "unset n c", "SECONDS=0");
+    const script = `${lines.join("; ")}; ${command}`;
+    return script.includes("\n") ? undefined : script;
+  }
+}
+
+/** Variables bash acts on only as it starts: a command whose environment holds one gets a bash of its own. */
+const ACTS_AT_START = ["BASH_ENV", "ENV", "POSIXLY_CORRECT", "BASH_COMPAT", "LC_ALL"] as const;
+
+/** An absolute path without `.` or `..` parts, empty parts or a trailing slash: bash's canonical form. */
+function isCanonical(path: string): boolean {
+  return (
+    path === "/" ||
+    (path.startsWith("/") &&
+      path
+        .slice(1)
+        .split("/")
+        .every((part) => part !== "" && part !== "." && part !== ".."))
+  );
 }
 
 /** True when a spawn could chdir into `cwd` (a directory we may search); else it is spawned, to fail as before. */

@@ -51,8 +51,9 @@ export interface ForegroundResult {
 }
 
 /**
- * Longest command passed as an argument. Linux refuses a single argument over 128 KiB (E2BIG); a longer
- * command (a big heredoc) is written to a script file that the shell sources instead.
+ * Longest argument a command's invocation may hold, the command's quoting included. Linux refuses a single
+ * argument over 128 KiB (E2BIG); a longer command (a big heredoc) is written to a script file that the
+ * shell sources instead.
  */
 const MAX_ARGUMENT_COMMAND_BYTES = 100_000;
 
@@ -65,7 +66,8 @@ function prepare({ adapter, command, ctx }: ShellCommand) {
   // Outside the sandbox (a command the user let out) it runs with the user's rights: see host-programs.ts.
   const executable = hostProgram(adapter.executable, env.PATH);
   if (!executable) throw new ToolError(adapter.missingHint, { beforeRun: true });
-  if (Buffer.byteLength(command) <= MAX_ARGUMENT_COMMAND_BYTES) {
+  const { args } = adapter.invocation(executable, command, undefined);
+  if (args.every((arg) => Buffer.byteLength(arg) <= MAX_ARGUMENT_COMMAND_BYTES)) {
     return { env, executable, start: startingDir(ctx), text: command, cleanup: () => {} };
   }
   const script = join(ctx.session.dir, `command-${randomUUID().slice(0, 8)}${adapter.scriptExtension}`);

@@ -52,9 +52,23 @@ export function shQuote(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
+/**
+ * bash's ANSI-C quoting (`$'…'`) with nothing escaped but the backslash, the quote and the newline: the
+ * text stays on one line of the script, so that bash counts the lines of an `eval` of it from 1.
+ */
+export function ansiQuote(text: string): string {
+  return `$'${text.replace(/[\\'\n]/g, (c) => (c === "\n" ? "\\n" : `\\${c}`))}'`;
+}
+
 function psQuote(text: string): string {
   return `'${text.replace(/'/g, "''")}'`;
 }
+
+/**
+ * How every bash command script begins: stderr joins stdout. Being a simple command, it also sets `$_`,
+ * so the command finds the same `$_` in a spawned shell and in a waiting one (prestart.ts).
+ */
+export const BASH_SCRIPT_START = "exec 2>&1; ";
 
 function bashInvocation(
   executablePath: string,
@@ -62,13 +76,18 @@ function bashInvocation(
   cwdFile: string | undefined,
   duties?: InitDuties,
 ): { file: string; args: string[] } {
-  // The prefix shares line 1 with the command, so bash's error messages keep the command's line numbers.
+  // The command runs through `eval`, as in Claude Code: its syntax errors read `bash: eval: line N:`, with
+  // the command's own line numbers, and come after the prefix has run (stderr joined, directory recorded).
+  // It also lets a waiting shell run the very same script in itself instead of exec'ing a second bash.
   // An EXIT trap records the directory even when the command calls `exit`, and keeps its exit status.
   const record = cwdFile ? `pwd -P 2>/dev/null >| ${shQuote(cwdFile)}` : undefined;
   const atExit = [duties?.atExit, record].filter((part) => part !== undefined).join("; ");
   const trap = atExit ? `trap ${shQuote(atExit)} EXIT; ` : "";
   const setup = duties ? `${duties.setup}; ` : "";
-  return { file: executablePath, args: ["-c", `exec 2>&1; ${setup}${trap}${command}`] };
+  return {
+    file: executablePath,
+    args: ["-c", `${BASH_SCRIPT_START}${setup}${trap}eval ${ansiQuote(command)}`],
+  };
 }
 
 export const bashAdapter: ShellAdapter = {

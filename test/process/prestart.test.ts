@@ -42,8 +42,7 @@ async function waitingShell(ctx: ToolContext): Promise<number> {
   return shell!.pid!;
 }
 
-function unsandboxed(env: Record<string, string> = {}) {
-  const workingDir = tempDir();
+function unsandboxed(env: Record<string, string> = {}, workingDir = tempDir()) {
   const config = emptySettings(workingDir);
   config.sandbox = { ...config.sandbox, enabled: false };
   config.env = env;
@@ -92,6 +91,55 @@ describe("a shell started ahead of its command", () => {
     // The hostile value arrived whole.
     const quoted = createHash("sha256").update(QUOTED).digest("hex");
     expect(prestarted.text).toContain(`${quoted}  -`);
+  });
+
+  it("runs the command's script in itself, to the command the very bash a spawn starts", async () => {
+    // What a command can see of its shell; the first line tells where it ran (not compared).
+    const probe = [
+      `tr '\\0' ' ' </proc/$$/cmdline | grep -c 'read -r -N'`,
+      'echo "[$_] [$0] [$LINENO] [$#] [$-] [$BASH_EXECUTION_STRING]"; (( SECONDS < 2 )) && echo fresh',
+      "pwd; pwd -P; declare -p | grep -Ev '^declare -[-a-zA-Z]* (BASHPID|RANDOM|SRANDOM|EPOCH[A-Z]*|SECONDS|CC_TOOLS_RUN)='",
+      "declare -f; shopt -p; set -o; trap -p; umask; ulimit -a; cd .. && pwd",
+      "nosuch",
+      'echo "$LINENO" )',
+    ].join("\n");
+    // Files with a fresh name per command (where the directory is written, the sandbox's marks).
+    const same = (text: string) =>
+      text
+        .replace(/(cwd|\.started|\.strays)-[0-9a-f]{8}/g, "$1-")
+        .split("\n")
+        .slice(1)
+        .join("\n");
+    const real = tempDir();
+    const linked = join(tempDir(), "link");
+    symlinkSync(real, linked);
+    const cases: Array<{ name: string; ctx: ToolContext }> = [
+      { name: "plain", ctx: unsandboxed() },
+      // A PWD that names the directory through a symlink is the shell's logical directory.
+      {
+        name: "logical PWD",
+        ctx: unsandboxed({ PWD: linked, OLDPWD: real, SHLVL: "4", TMOUT: "30" }, linked),
+      },
+      {
+        name: "OLDPWD not a directory",
+        ctx: unsandboxed({ OLDPWD: join(real, "missing"), PWD: "relative" }),
+      },
+      { name: "sandboxed", ctx: testContext() },
+    ];
+    for (const { name, ctx } of cases) {
+      const spawned = await bash(ctx, probe);
+      expect(spawned.text.split("\n")[0], name).toMatch(/Exit code 2|^0$/);
+      await waitingShell(ctx);
+      // Its SECONDS counts from the command, not from when it began to wait.
+      if (name === "plain") await new Promise((r) => setTimeout(r, 2_100));
+      const prestarted = await bash(ctx, probe);
+      expect(prestarted.text, name).toMatch(/^Exit code 2\n1\n/);
+      expect(same(prestarted.text), name).toBe(same(spawned.text));
+      expect(prestarted.text, name).toMatch(/\nfresh\n/);
+      expect(prestarted.text, name).toMatch(
+        /bash: line 5: nosuch: command not found\n.*bash: eval: line 6: syntax error/,
+      );
+    }
   });
 
   it("gives a command without LC_ALL none, in the locale the rest of its environment names", async () => {
