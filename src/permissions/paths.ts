@@ -64,18 +64,102 @@ export function anchorPathPattern(
  * every file of a search, where one matcher per rule would multiply the cost by the number of rules.
  */
 export function compilePatternSet(patterns: readonly AnchoredPattern[]): (canonical: string) => boolean {
+  const { whole, byBase } = byBaseOf(patterns);
+  if (CASE_INSENSITIVE_FS) {
+    const tests = [
+      ...[...whole].map((base) => matcherBelow(base, [])),
+      ...[...byBase].map(([base, list]) => matcherBelow(base, [...list])),
+    ];
+    return (path) => tests.some((test) => test(path));
+  }
+  // Case-sensitive: plain loops over prefixes and compiled tests, no closure per path. A filter applied to
+  // every file a search lists costs its call structure as much as its regular expressions otherwise.
+  const wholeBases = [...whole];
+  const wholePrefixes = wholeBases.map(withSeparator);
+  const prefixes = [...byBase.keys()].map(withSeparator);
+  const tests = [...byBase.values()].map((list) => gitignoreTest([...list]));
+  return (path) => {
+    for (let i = 0; i < wholeBases.length; i++) {
+      if (path === wholeBases[i] || path.startsWith(wholePrefixes[i]!)) return true;
+    }
+    for (let i = 0; i < prefixes.length; i++) {
+      const prefix = prefixes[i]!;
+      if (path.startsWith(prefix) && tests[i]!(toPosix(path.slice(prefix.length)))) return true;
+    }
+    return false;
+  };
+}
+
+/** The bases that patterns cover whole, and the patterns of every other base. */
+function byBaseOf(patterns: readonly AnchoredPattern[]) {
   const byBase = new Map<string, Set<string>>();
   const whole = new Set<string>();
   for (const { base, pattern } of patterns) {
     if (pattern === undefined) whole.add(base);
     else byBase.set(base, (byBase.get(base) ?? new Set()).add(pattern));
   }
-  const tests = [
-    ...[...whole].map((base) => matcherBelow(base, [])),
-    ...[...byBase].map(([base, list]) => matcherBelow(base, [...list])),
-  ];
-  return (path) => tests.some((test) => test(path));
+  return { whole, byBase };
 }
+
+/**
+ * compilePatternSet for the paths below the directory `root`, each given relative to it as a search
+ * prints it: `/`-separated, without `.` or `..` parts. Every base is placed relative to the root once, so
+ * a filter over every file of a search tests the path it printed, with no absolute path built per file.
+ */
+export function compilePatternSetBelow(
+  patterns: readonly AnchoredPattern[],
+  root: string,
+): (rel: string) => boolean {
+  const rootPrefix = withSeparator(root);
+  if (CASE_INSENSITIVE_FS || sep !== "/") {
+    const covered = compilePatternSet(patterns);
+    return (rel) => covered(rootPrefix + toNative(rel));
+  }
+  const { whole, byBase } = byBaseOf(patterns);
+  // A whole base at or above the root covers everything below it; one below the root, a subtree.
+  if ([...whole].some((base) => isWithin(root, base))) return () => true;
+  const wholeBelow = [...whole]
+    .filter((base) => base.startsWith(rootPrefix))
+    .map((base) => base.slice(rootPrefix.length));
+  const wholeBelowPrefixes = wholeBelow.map((sub) => `${sub}/`);
+  // Patterns of the root itself, of a directory below it (tested on the rest of the path), and of one above
+  // it (tested on the path from there).
+  const at: Array<(rel: string) => boolean> = [];
+  const belowPrefixes: string[] = [];
+  const belowTests: Array<(rel: string) => boolean> = [];
+  const aboveTests: Array<(rel: string) => boolean> = [];
+  for (const [base, list] of byBase) {
+    const test = gitignoreTest([...list]);
+    if (base === root) at.push(test);
+    else if (base.startsWith(rootPrefix)) {
+      belowPrefixes.push(`${base.slice(rootPrefix.length)}/`);
+      belowTests.push(test);
+    } else if (isWithin(root, base)) {
+      const up = `${relative(base, root)}/`;
+      aboveTests.push((rel) => test(up + rel));
+    }
+  }
+  return (rel) => {
+    for (let i = 0; i < wholeBelow.length; i++) {
+      if (rel === wholeBelow[i] || rel.startsWith(wholeBelowPrefixes[i]!)) return true;
+    }
+    for (let i = 0; i < at.length; i++) if (at[i]!(rel)) return true;
+    for (let i = 0; i < belowPrefixes.length; i++) {
+      const prefix = belowPrefixes[i]!;
+      if (rel.startsWith(prefix) && belowTests[i]!(rel.slice(prefix.length))) return true;
+    }
+    for (let i = 0; i < aboveTests.length; i++) if (aboveTests[i]!(rel)) return true;
+    return false;
+  };
+}
+
+const withSeparator = (dir: string) => (dir.endsWith(sep) ? dir : dir + sep);
+
+/** A `/`-separated relative path with this platform's separator. */
+const toNative = sep === "/" ? (rel: string) => rel : (rel: string) => rel.split("/").join(sep);
+
+/** A relative path with `/` between its parts. */
+const toPosix = sep === "/" ? (rel: string) => rel : (rel: string) => rel.split(sep).join("/");
 
 /** A test for paths below `base` against gitignore patterns (none: `base` itself and everything below it). */
 function matcherBelow(base: string, patterns: readonly string[]): (path: string) => boolean {
@@ -89,9 +173,8 @@ function matcherBelow(base: string, patterns: readonly string[]): (path: string)
   }
   // Case-sensitive: a string prefix is the whole containment test, and far cheaper than path.relative
   // on a filter applied to every file of a search.
-  const prefix = base.endsWith(sep) ? base : base + sep;
+  const prefix = withSeparator(base);
   if (patterns.length === 0) return (path) => path === base || path.startsWith(prefix);
-  const toPosix = sep === "/" ? (rel: string) => rel : (rel: string) => rel.split(sep).join("/");
   return (path) => path.startsWith(prefix) && below(toPosix(path.slice(prefix.length)));
 }
 
@@ -114,23 +197,19 @@ function gitignoreTest(patterns: readonly string[]): (rel: string) => boolean {
     else if (!simple.anchored) (simple.dirOnly ? directoryNames : names).push(simple.source);
     else anchored.push(`${simple.source}${simple.dirOnly ? "/.+" : "(?:/.+)?"}`);
   }
-  const flags = CASE_INSENSITIVE_FS ? "is" : "s";
-  const tests: Array<(rel: string) => boolean> = [];
-  // A name pattern matches one whole component anywhere; the component may be a directory above the path.
-  if (names.length > 0) tests.push(regexTest(new RegExp(`(?:^|/)(?:${names.join("|")})(?:/|$)`, flags)));
-  if (directoryNames.length > 0)
-    tests.push(regexTest(new RegExp(`(?:^|/)(?:${directoryNames.join("|")})/`, flags)));
-  if (anchored.length > 0) tests.push(regexTest(new RegExp(`^(?:${anchored.join("|")})$`, flags)));
+  // One expression for all of them: a name pattern matches one whole component anywhere (the component
+  // may be a directory above the path), a directory name one with something below it.
+  const sources = [
+    ...(anchored.length > 0 ? [`^(?:${anchored.join("|")})$`] : []),
+    ...(names.length > 0 ? [`(?:^|/)(?:${names.join("|")})(?:/|$)`] : []),
+    ...(directoryNames.length > 0 ? [`(?:^|/)(?:${directoryNames.join("|")})/`] : []),
+  ];
+  const regex =
+    sources.length > 0 ? new RegExp(sources.join("|"), CASE_INSENSITIVE_FS ? "is" : "s") : undefined;
+  if (slow.length === 0) return regex ? (rel) => regex.test(rel) : () => false;
   // One matcher per compiled set (not shared across decisions): `ignore` caches every path it tests.
-  if (slow.length > 0) {
-    const matcher = ignore({ ignorecase: CASE_INSENSITIVE_FS }).add(slow);
-    tests.push((rel) => matcher.ignores(rel));
-  }
-  return (rel) => tests.some((test) => test(rel));
-}
-
-function regexTest(regex: RegExp): (rel: string) => boolean {
-  return (rel) => regex.test(rel);
+  const matcher = ignore({ ignorecase: CASE_INSENSITIVE_FS }).add(slow);
+  return (rel) => regex?.test(rel) === true || matcher.ignores(rel);
 }
 
 /** Characters a simple pattern may hold besides `*`, `?` and `/`. */

@@ -4,7 +4,13 @@ import { isAbsolute, relative, resolve, sep } from "node:path";
 import type { ToolContext } from "../core/context.js";
 import { canonicalPath, escapes, isWithin } from "../fs/canonical.js";
 import { Evaluation } from "./evaluation.js";
-import { type AnchoredPattern, anchorPathPattern, compilePatternSet, simplePattern } from "./paths.js";
+import {
+  type AnchoredPattern,
+  anchorPathPattern,
+  compilePatternSet,
+  compilePatternSetBelow,
+  simplePattern,
+} from "./paths.js";
 import { coversPathAccess } from "./rules.js";
 import type { EvaluationInput } from "./types.js";
 
@@ -62,16 +68,33 @@ export function readRestriction(
     // Only rules whose base lies on the root's line (above it or below it) can cover a file under it.
     const related = (base: string) =>
       [lexicalRoot, canonicalRoot].some((dir) => isWithin(dir, base) || isWithin(base, dir));
-    const covered = compilePatternSet(anchored.filter(({ base }) => related(base)));
-    return (path: string) => {
+    const patterns = anchored.filter(({ base }) => related(base));
+    const covered = compilePatternSet(patterns);
+    // A path below the root through both spellings of the root (links resolved and as written).
+    const canonicalBelow = compilePatternSetBelow(patterns, canonicalRoot);
+    const lexicalBelow =
+      prefix === canonicalPrefix ? undefined : compilePatternSetBelow(patterns, lexicalRoot);
+    const relativeTest = lexicalBelow
+      ? (rel: string) => canonicalBelow(rel) || lexicalBelow(rel)
+      : canonicalBelow;
+    const test = (path: string) => {
+      if (path.startsWith(prefix)) return relativeTest(toSlashes(path.slice(prefix.length)));
       if (path === lexicalRoot) return covered(canonicalRoot) || covered(lexicalRoot);
-      if (!path.startsWith(prefix)) return hides(path);
-      if (prefix === canonicalPrefix) return covered(path);
-      return covered(canonicalPrefix + path.slice(prefix.length)) || covered(path);
+      return hides(path);
     };
+    return Object.assign(test, { relative: relativeTest });
   };
   return { hides, below, excludeGlobs: (root) => excludeGlobs(anchored, root) };
 }
+
+/** SearchRestriction.below's test. */
+export interface BelowTest {
+  (absolutePath: string): boolean;
+  relative(path: string): boolean;
+}
+
+/** A path with `/` between its parts. */
+const toSlashes = sep === "/" ? (path: string) => path : (path: string) => path.split(sep).join("/");
 
 /** What Grep and Glob leave out; made once per search. */
 export interface SearchRestriction {
@@ -79,9 +102,11 @@ export interface SearchRestriction {
   hides(absolutePath: string): boolean;
   /**
    * hides() for the files a walk lists under `root` without following links (both search backends):
-   * only the root itself can lead elsewhere, so it alone is resolved, once. The test a search applies.
+   * only the root itself can lead elsewhere, so it alone is resolved, once. The test a search applies;
+   * `relative` takes the path below the root as the walk printed it (`/`-separated, without `.` or `..`
+   * parts), with no absolute path built per file.
    */
-  below(root: string): (absolutePath: string) => boolean;
+  below(root: string): BelowTest;
   /**
    * ripgrep globs (gitignore semantics, relative to the searched directory `root`, each starting with
    * `!`) for what the rules cover below `root`, so those files are never opened. A translation of the

@@ -1,6 +1,7 @@
-import { isAbsolute, resolve, sep } from "node:path";
+import { resolve, sep } from "node:path";
 import type { SearchRestriction } from "../permissions/read-restriction.js";
 import { builtinBackend } from "./builtin-backend.js";
+import { displayPath } from "./paths.js";
 import type { FileQuery, SearchBackend } from "./query.js";
 import { ripgrepBackend } from "./rg-backend.js";
 import { findRipgrep } from "./ripgrep.js";
@@ -9,6 +10,15 @@ import { findRipgrep } from "./ripgrep.js";
 export async function searchBackend(): Promise<SearchBackend> {
   const binary = await findRipgrep();
   return binary ? ripgrepBackend(binary) : builtinBackend;
+}
+
+/** A path below a root that is not plainly a path below it: empty, absolute, or with a `.` or `..` part. */
+const NOT_PLAIN = /^$|^\/|(?:^|\/)\.\.?(?:\/|$)/;
+
+/** What the backends print before a path below `root`: its display path and a separator ("" for cwd). */
+function displayPrefix(cwd: string, root: string): string {
+  const shown = displayPath(cwd, root);
+  return shown === "." ? "" : shown.endsWith(sep) ? shown : shown + sep;
 }
 
 export interface HidingBackend extends SearchBackend {
@@ -26,12 +36,18 @@ export interface HidingBackend extends SearchBackend {
  */
 export function hidingFiles(backend: SearchBackend, restriction: SearchRestriction): HidingBackend {
   const hidden = new Set<string>();
-  // One test per query, applied to every listed display path (relative to cwd, or absolute).
+  // One test per query, applied to every listed display path (relative to cwd, or absolute). The backends
+  // print the root's display prefix and then the path below it: that part is tested as it is.
   const test = (query: FileQuery) => {
     const hides = restriction.below(query.root);
-    const cwd = query.cwd.endsWith(sep) ? query.cwd : query.cwd + sep;
-    return (path: string) =>
-      hides(isAbsolute(path) || path.startsWith(".") ? resolve(query.cwd, path) : cwd + path);
+    const shown = displayPrefix(query.cwd, query.root);
+    return (path: string) => {
+      if (sep === "/" && path.startsWith(shown)) {
+        const rel = path.slice(shown.length);
+        if (!NOT_PLAIN.test(rel)) return hides.relative(rel);
+      }
+      return hides(resolve(query.cwd, path));
+    };
   };
   const visible = (query: FileQuery) => {
     const hides = test(query);

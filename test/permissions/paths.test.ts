@@ -1,7 +1,12 @@
 import fc from "fast-check";
 import ignore from "ignore";
 import { describe, expect, it } from "vitest";
-import { anchorPathPattern, compilePatternSet, simplePattern } from "../../src/permissions/paths.js";
+import {
+  anchorPathPattern,
+  compilePatternSet,
+  compilePatternSetBelow,
+  simplePattern,
+} from "../../src/permissions/paths.js";
 
 /** Gitignore patterns and paths from a small alphabet, so they often meet. */
 const segment = fc.constantFrom("a", "b", ".env", "*", "?", "a*", "*.pem", "**", "x?y", ".a", "a.b");
@@ -26,6 +31,28 @@ describe("the fast gitignore test agrees with the ignore package", () => {
         },
       ),
       { seed: 20261201, numRuns: 3000 },
+    );
+  });
+
+  it("judges a path below a search root as it judges the whole path, wherever the rules' bases lie", () => {
+    // Bases at the root, below it, above it, beside it; whole directories and patterns; roots at any depth.
+    const base = fc.constantFrom("/", "/w", "/w/a", "/w/a/b", "/w/b", "/v", "/w/a.b", "/w/.env");
+    const anchored = fc.record({ base, pattern: fc.option(pattern, { nil: undefined }) });
+    fc.assert(
+      fc.property(
+        fc.array(anchored, { minLength: 1, maxLength: 4 }),
+        fc.constantFrom("/", "/w", "/w/a", "/w/a/b", "/v"),
+        fc.array(path, { maxLength: 8 }),
+        (patterns, root, paths) => {
+          const whole = compilePatternSet(patterns);
+          const below = compilePatternSetBelow(patterns, root);
+          for (const rel of paths) {
+            const absolute = root === "/" ? `/${rel}` : `${root}/${rel}`;
+            expect([root, rel, below(rel)]).toEqual([root, rel, whole(absolute)]);
+          }
+        },
+      ),
+      { seed: 20261205, numRuns: 3000 },
     );
   });
 

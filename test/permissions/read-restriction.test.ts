@@ -1,9 +1,11 @@
 import { spawnSync } from "node:child_process";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readRestriction } from "../../src/permissions/read-restriction.js";
 import type { PermissionRuleEntry } from "../../src/permissions/types.js";
+import { hidingFiles } from "../../src/search/backend.js";
+import type { FileQuery, SearchBackend } from "../../src/search/query.js";
 import { findRipgrep } from "../../src/search/ripgrep.js";
 import { tempDir } from "../helpers/context.js";
 
@@ -78,6 +80,48 @@ describe("the search restriction's exclude globs", () => {
       expect(kept).toEqual(all.filter((rel) => !r.hides(join(root, rel))));
     },
   );
+
+  it("judges a search's display paths, whatever their shape, as it judges the absolute path", async () => {
+    const dir = tree();
+    const r = restriction(dir, ["Read(.env)", "Read(./secrets/**)", "Read(*.pem)", "Read(//etc/shadow)"])!;
+    const shapes = [
+      ".env",
+      "a/.env",
+      "a/key.pem",
+      "secrets/x.txt",
+      "./secrets/x.txt",
+      "a/../secrets/x.txt",
+      "a/./key.pem",
+      "a/secrets/../.env",
+      "notes.txt",
+      "../etc/shadow",
+      "/etc/shadow",
+      join(dir, "a/.env"),
+      join(dir, "notes.txt"),
+    ];
+    const seen = new Map<string, boolean>();
+    const listing: SearchBackend = {
+      name: "listing",
+      newestFiles: async (query: FileQuery) => {
+        for (const path of shapes) seen.set(path, query.exclude?.(path) === true);
+        return { newest: [], total: 0 };
+      },
+      matchingFiles: async () => [],
+      countMatches: async () => [],
+      matchingLines: async () => ({ files: [], truncated: false }),
+    } as unknown as SearchBackend;
+    for (const [cwd, root] of [
+      [dir, dir],
+      [dir, join(dir, "a")],
+      [join(dir, "a"), dir],
+    ] as const) {
+      const query = { cwd, root, rootIsFile: false, globs: [], respectIgnore: false } as unknown as FileQuery;
+      await hidingFiles(listing, r).newestFiles({ ...query, signal: new AbortController().signal }, 10);
+      for (const path of shapes) {
+        expect([cwd, root, path, seen.get(path)]).toEqual([cwd, root, path, r.hides(resolve(cwd, path))]);
+      }
+    }
+  });
 
   it("judges a file reached through a symlinked directory by where it leads", () => {
     const dir = tree();
