@@ -12,7 +12,14 @@ import { newRunMarker, RUN_MARKER_VAR } from "./escapees.js";
 import { trackGroup, untrackGroup } from "./groups.js";
 import { HandOver } from "./hand-over.js";
 import { callsRunning } from "./memory.js";
-import { BASH_SCRIPT_START, GO_AHEAD, GO_AHEAD_FD, hostProgram, shQuote } from "./shells.js";
+import {
+  BASH_RUNS_SCRIPT,
+  BASH_SCRIPT_START,
+  GO_AHEAD,
+  GO_AHEAD_FD,
+  hostProgram,
+  shQuote,
+} from "./shells.js";
 
 /**
  * A shell started ahead of its command, so the command does not wait for this process to fork.
@@ -96,20 +103,28 @@ const BASH_OWN = new Set([
 /** Variables bash sets when it starts; the script gives them the command's values last. */
 const BASH_SETS = new Set(["SHLVL", "PWD", "OLDPWD", "_"]);
 
-/** False for a variable that keeps a shell from waiting for a command (it acts on it, or it cannot be set). */
+/** The variables the waiting bash reads its script into (READER); it unsets them before it runs it. */
+const READER_VARS = ["__cc_n", "__cc_c"];
+
+/**
+ * False for a variable that keeps a shell from waiting for a command (it acts on it, it cannot be set, or
+ * the waiting shell uses it).
+ */
 function mayWait(name: string): boolean {
-  return !name.startsWith("BASH_FUNC_") && !BASH_OWN.has(name);
+  return !name.startsWith("BASH_FUNC_") && !BASH_OWN.has(name) && !READER_VARS.includes(name);
 }
 
 const PLAIN_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /**
  * The waiting bash: exits at once under a bash older than 4.1 (no `read -N`) and at EOF; else reads the
- * length of the script, then the script itself in one read, and runs it. The script ends in an exec.
+ * length of the script, then the script itself in one read, and runs it as `$1` the way a spawned bash
+ * runs its command's script (BASH_RUNS_SCRIPT). The script ends in an exec, or runs the command's own.
  */
 const READER =
   // biome-ignore lint/suspicious/noTemplateCurlyInString: bash syntax, not a template
-  '((BASH_VERSINFO[0] > 4 || (BASH_VERSINFO[0] == 4 && BASH_VERSINFO[1] >= 1))) || exit 0; IFS= read -r n && IFS= read -r -N "$n" c && [ "${#c}" = "$n" ] || exit 0; eval "$c"';
+  '((BASH_VERSINFO[0] > 4 || (BASH_VERSINFO[0] == 4 && BASH_VERSINFO[1] >= 1))) || exit 0; IFS= read -r __cc_n && IFS= read -r -N "$__cc_n" __cc_c && [ "${#__cc_c}" = "$__cc_n" ] || exit 0; set -- "$__cc_c"; unset __cc_n __cc_c; ' +
+  BASH_RUNS_SCRIPT;
 
 /**
  * The waiting bash inside a sandbox started ahead: it reports that bubblewrap has set the sandbox up
@@ -136,6 +151,8 @@ export interface SandboxAhead {
   startPrefix: readonly string[];
   /** The mount points `startPrefix` makes, each of which the sandbox must have once it is set up. */
   mountPoints: readonly string[];
+  /** The environment a command started with `env` gets inside (its own $TMPDIR, caches): the shell waits with it. */
+  commandEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv;
   /**
    * What the launch of `spec` (under id `id`) runs inside while the policy stays the one this sandbox was
    * started with, and with what environment: a shell that waits for the go-ahead on GO_AHEAD_FD before it
@@ -608,16 +625,16 @@ export class PrestartedShell {
    * `file -c command` would start: a bash exec'd and started again costs more than a millisecond, and a
    * shell that has just read its script from a pipe can run it as well. Undefined unless this shell then
    * is, to the command, the shell that exec would have started:
-   * - `file` is this very bash (the command's `$0`) and `command` a command script (BASH_SCRIPT_START,
-   *   which sets `$_`; the command itself runs through `eval` in both);
+   * - the argv is this very bash (also the command's `$0`) running a command's script as `$1`
+   *   (BASH_RUNS_SCRIPT, BASH_SCRIPT_START): the shell runs its script so too, at the same depth;
    * - the environment is the one this shell was started with (a spawn's bash would import a different
    *   one, acting on some variables as it starts), apart from what bash sets itself, which the script sets
    *   as that bash would (PWD, OLDPWD, SHLVL), and TMOUT, held back while it waits;
    * - none of the variables bash acts on only as it starts is set (BASH_ENV and the startup files of
    *   readsStartupFiles, ENV, POSIXLY_CORRECT, BASH_COMPAT, and LC_ALL, whose warnings differ);
    * - everything before the command fits on one line, so the command's `$LINENO` and error lines match.
-   * Its own variables go (`n`, `c`), SECONDS restarts and BASH_EXECUTION_STRING becomes `command`: taken
-   * from the end of the script it read, while the shell still counts bytes (LC_ALL=C).
+   * SECONDS restarts and BASH_EXECUTION_STRING becomes that bash's. What still tells the two apart is
+   * the process's own record of how it started: /proc/<pid>/cmdline and /proc/<pid>/environ.
    */
   private inPlace(
     argv: readonly string[],
@@ -625,16 +642,18 @@ export class PrestartedShell {
     target: NodeJS.ProcessEnv,
     gated: boolean,
   ): string | undefined {
-    const [file, flag, command, ...rest] = argv;
-    if (file !== this.shell || flag !== "-c" || command === undefined || rest.length > 0) return undefined;
-    if (!command.startsWith(BASH_SCRIPT_START) || readsStartupFiles(target)) return undefined;
+    const [file, flag, runs, zero, command, ...rest] = argv;
+    if (file !== this.shell || flag !== "-c" || runs !== BASH_RUNS_SCRIPT || zero !== this.shell)
+      return undefined;
+    if (command === undefined || rest.length > 0 || !command.startsWith(BASH_SCRIPT_START)) return undefined;
+    if (readsStartupFiles(target)) return undefined;
     if (ACTS_AT_START.some((name) => target[name] !== undefined)) return undefined;
     for (const name of new Set([...Object.keys(this.env), ...Object.keys(target)])) {
       if (!BASH_SETS.has(name) && name !== "TMOUT" && target[name] !== this.env[name]) return undefined;
     }
     if (!isCanonical(cwd)) return undefined;
     const dir = shQuote(cwd);
-    const lines = [`BASH_EXECUTION_STRING=\${c: -${Buffer.byteLength(command)}}`, this.enter(dir)];
+    const lines = [`BASH_EXECUTION_STRING=${shQuote(BASH_RUNS_SCRIPT)}`, this.enter(dir)];
     // A bash started in `cwd` keeps an inherited absolute PWD that names it as its logical directory (the
     // path as given, symlinks and all); else its PWD is the physical path, which `cd -P` has set.
     const pwd = this.sandbox ? cwd : target.PWD;
@@ -657,7 +676,7 @@ export class PrestartedShell {
     if (shlvl !== undefined && (!/^\d{1,3}$/.test(shlvl) || Number(shlvl) > MAX_SHLVL)) return undefined;
     lines.push(`export SHLVL=${shlvl === undefined ? 1 : Number(shlvl) + 1}`);
     const gate = gated ? ` ${GO_AHEAD_FD}<&0` : "";
-    lines.push(`exec >&3 2>&4 3>&- 4>&-${gate} </dev/null`, "unset n c", "SECONDS=0");
+    lines.push(`exec >&3 2>&4 3>&- 4>&-${gate} </dev/null`, "SECONDS=0");
     const script = `${lines.join("; ")}; ${command}`;
     return script.includes("\n") ? undefined : script;
   }
@@ -947,7 +966,7 @@ function startWhenQuiet(ctx: ToolContext, slot: Slot, sandbox?: () => SandboxAhe
         const shell = hostProgram("bash", env.PATH);
         const ahead = shell && state.sandboxDeaths < MAX_SANDBOX_DEATHS ? sandbox?.() : undefined;
         if (!shell) return;
-        const started = new PrestartedShell(shell, env, ahead);
+        const started = new PrestartedShell(shell, ahead ? ahead.commandEnv(env) : env, ahead);
         // One that dies while it waits is replaced now, not after the next command has paid for a spawn.
         started.onDeath = () => {
           if (state[slot] === started) startWhenQuiet(ctx, slot, sandbox);

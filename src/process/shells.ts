@@ -53,11 +53,12 @@ export function shQuote(text: string): string {
 }
 
 /**
- * bash's ANSI-C quoting (`$'…'`) with nothing escaped but the backslash, the quote and the newline: the
- * text stays on one line of the script, so that bash counts the lines of an `eval` of it from 1.
+ * `text` as one bash word on one line of the script (so that bash counts the lines of an `eval` of it from
+ * 1): single-quoted lines joined by `$'\n'`. No backslash follows a byte of the text, where a locale such
+ * as GBK or Big5 would read the two as one character.
  */
-export function ansiQuote(text: string): string {
-  return `$'${text.replace(/[\\'\n]/g, (c) => (c === "\n" ? "\\n" : `\\${c}`))}'`;
+export function oneLineQuote(text: string): string {
+  return text.split("\n").map(shQuote).join("$'\\n'");
 }
 
 function psQuote(text: string): string {
@@ -65,10 +66,17 @@ function psQuote(text: string): string {
 }
 
 /**
- * How every bash command script begins: stderr joins stdout. Being a simple command, it also sets `$_`,
- * so the command finds the same `$_` in a spawned shell and in a waiting one (prestart.ts).
+ * What bash is given with `-c`: the command's script comes as `$1` (after `$0`, the shell's own path) and
+ * runs through `eval`, as a waiting shell runs the script it reads (prestart.ts), so the two run it at the
+ * same depth (`set -x` shows as many `+`) under the same outermost command (`$BASH_COMMAND` in an EXIT trap).
  */
-export const BASH_SCRIPT_START = "exec 2>&1; ";
+export const BASH_RUNS_SCRIPT = 'eval "$1"';
+
+/**
+ * How every bash command script begins: no positional parameters (the script was `$1`), and stderr joins
+ * stdout. `exec` also sets `$_`, so the command finds the same `$_` in a spawned shell and a waiting one.
+ */
+export const BASH_SCRIPT_START = "set --; exec 2>&1; ";
 
 function bashInvocation(
   executablePath: string,
@@ -84,10 +92,8 @@ function bashInvocation(
   const atExit = [duties?.atExit, record].filter((part) => part !== undefined).join("; ");
   const trap = atExit ? `trap ${shQuote(atExit)} EXIT; ` : "";
   const setup = duties ? `${duties.setup}; ` : "";
-  return {
-    file: executablePath,
-    args: ["-c", `${BASH_SCRIPT_START}${setup}${trap}eval ${ansiQuote(command)}`],
-  };
+  const script = `${BASH_SCRIPT_START}${setup}${trap}eval ${oneLineQuote(command)}`;
+  return { file: executablePath, args: ["-c", BASH_RUNS_SCRIPT, executablePath, script] };
 }
 
 export const bashAdapter: ShellAdapter = {

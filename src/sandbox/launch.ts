@@ -458,6 +458,7 @@ export function sandboxAhead(ctx: ToolContext): SandboxAhead | undefined {
     standInSource: sandboxBlanks().dir,
     startPrefix,
     mountPoints: points,
+    commandEnv: (env) => sandboxEnv(policy, env),
     // What sandboxLaunch gives a command while the policy stays this one; only a shell that waits at the gate.
     gatedCommand: (spec, id) =>
       spec.asInit && {

@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import {
   existsSync,
@@ -94,27 +94,30 @@ describe("a shell started ahead of its command", () => {
   });
 
   it("runs the command's script in itself, to the command the very bash a spawn starts", async () => {
-    // What a command can see of its shell; the first line tells where it ran (not compared).
+    // What a command can see of its shell; the first line tells where it ran (not compared): a spawned or
+    // exec'd bash has `-c` as its first argument, a waiting one `--noprofile`.
     const probe = [
-      `tr '\\0' ' ' </proc/$$/cmdline | grep -c 'read -r -N'`,
-      'echo "[$_] [$0] [$LINENO] [$#] [$-] [$BASH_EXECUTION_STRING]"; (( SECONDS < 2 )) && echo fresh',
+      "tr '\\0' '\\n' </proc/$$/cmdline | sed -n 2p",
+      'echo "[$_] [$0] [$LINENO] [$#] [$-] [$BASH_EXECUTION_STRING] [$n] [$c]"; (( SECONDS < 2 )) && echo fresh',
       "pwd; pwd -P; declare -p | grep -Ev '^declare -[-a-zA-Z]* (BASHPID|RANDOM|SRANDOM|EPOCH[A-Z]*|SECONDS|CC_TOOLS_RUN)='",
-      "declare -f; shopt -p; set -o; trap -p; umask; ulimit -a; cd .. && pwd",
-      "nosuch",
+      "declare -f; shopt -p; set -o; trap -p; umask; ulimit -a; (set -x; : traced) 2>&1; cd .. && pwd",
+      "trap 'echo \"[$BASH_COMMAND]\"' EXIT; nosuch",
       'echo "$LINENO" )',
     ].join("\n");
-    // Files with a fresh name per command (where the directory is written, the sandbox's marks).
+    // Past the exit code and where it ran; files with a fresh name per command (where the directory is
+    // written, the sandbox's marks).
     const same = (text: string) =>
       text
         .replace(/(cwd|\.started|\.strays)-[0-9a-f]{8}/g, "$1-")
         .split("\n")
-        .slice(1)
+        .slice(2)
         .join("\n");
     const real = tempDir();
     const linked = join(tempDir(), "link");
     symlinkSync(real, linked);
     const cases: Array<{ name: string; ctx: ToolContext }> = [
-      { name: "plain", ctx: unsandboxed() },
+      // Variables with the names a waiting shell could use for itself.
+      { name: "plain", ctx: unsandboxed({ n: "5", c: "hello" }) },
       // A PWD that names the directory through a symlink is the shell's logical directory.
       {
         name: "logical PWD",
@@ -128,18 +131,31 @@ describe("a shell started ahead of its command", () => {
     ];
     for (const { name, ctx } of cases) {
       const spawned = await bash(ctx, probe);
-      expect(spawned.text.split("\n")[0], name).toMatch(/Exit code 2|^0$/);
+      expect(spawned.text, name).toMatch(/^Exit code 2\n-c\n/);
       await waitingShell(ctx);
       // Its SECONDS counts from the command, not from when it began to wait.
       if (name === "plain") await new Promise((r) => setTimeout(r, 2_100));
       const prestarted = await bash(ctx, probe);
-      expect(prestarted.text, name).toMatch(/^Exit code 2\n1\n/);
+      expect(prestarted.text, name).toMatch(/^Exit code 2\n--noprofile\n/);
       expect(same(prestarted.text), name).toBe(same(spawned.text));
-      expect(prestarted.text, name).toMatch(/\nfresh\n/);
+      expect(prestarted.text, name).toMatch(/\[5\] \[hello\]\nfresh\n|\[\] \[\]\nfresh\n/);
+      expect(prestarted.text, name).toMatch(/\n\+\+\+ : traced\n/);
       expect(prestarted.text, name).toMatch(
         /bash: line 5: nosuch: command not found\n.*bash: eval: line 6: syntax error/,
       );
     }
+  });
+
+  it("keeps the command's text whole in a locale where a byte and a backslash can make one character", async () => {
+    const locales = tempDir();
+    const made = spawnSync("localedef", ["-i", "zh_CN", "-f", "GBK", join(locales, "zh_CN.GBK")]);
+    if (made.status !== 0) return; // no localedef or no GBK charmap here
+    const ctx = unsandboxed({ LANG: "zh_CN.GBK", LOCPATH: locales });
+    // 中 ends in 0xAD, which GBK reads with a following 0x5C (a backslash) as one character.
+    const command = "echo '中'\necho \"$LINENO\"";
+    expect((await bash(ctx, command)).text).toBe("中\n2");
+    await waitingShell(ctx);
+    expect((await bash(ctx, command)).text).toBe("中\n2");
   });
 
   it("gives a command without LC_ALL none, in the locale the rest of its environment names", async () => {
@@ -171,10 +187,14 @@ describe("a shell started ahead of its command", () => {
       await quiet();
       expect(ctx.session.get(prestartSlot).shell).toBeUndefined();
       const second = await bash(ctx, "echo one");
-      // xtrace shows the wrapper, whose directory file has a fresh name per command, and traces its first
-      // `exec` to stderr, which may come before or after the rest on stdout.
+      // xtrace shows the wrapper, whose directory file has a fresh name per command, and traces its start
+      // up to its `exec 2>&1` to stderr, which may come before or after the rest on stdout.
       const same = (text: string) =>
-        text.replace(/cwd-[0-9a-f]{8}/g, "cwd-").replace(/^\+ exec\n|\n\+ exec$/m, "");
+        text
+          .replace(/cwd-[0-9a-f]{8}/g, "cwd-")
+          .split("\n")
+          .filter((line) => !/^(\+ eval 'set --; exec 2>&1; .*|\+\+ set --|\+\+ exec)$/.test(line))
+          .join("\n");
       expect(same(second.text)).toBe(same(first.text));
       expect(second.text).not.toMatch(/read -r|hijacked/);
     }
