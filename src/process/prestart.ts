@@ -4,6 +4,7 @@ import type { Readable } from "node:stream";
 import { isDeepStrictEqual } from "node:util";
 import type { ToolContext } from "../core/context.js";
 import { log } from "../core/log.js";
+import { once } from "../core/once.js";
 import type { Session, SessionSlot } from "../core/session.js";
 import type { SpawnSpec } from "../sandbox/launch.js";
 import { StandInMounter } from "../sandbox/mounter.js";
@@ -53,12 +54,12 @@ import {
  */
 
 /**
- * Variables the waiting bash must not see, because bash acts on them when it starts or while it waits
- * (sourcing BASH_ENV or ENV, timing out `read` after TMOUT, posix mode, a locale that is not installed);
- * the command's values are set back just before the exec. LC_ALL is set to C in their place, so that
- * `read -N` counts bytes.
+ * Variables the waiting bash must not see, because bash acts on them when it starts (sourcing BASH_ENV or
+ * ENV, posix mode, a locale that is not installed); the command's values are set back just before the
+ * exec. LC_ALL is set to C in their place, so that `read -N` counts bytes. (TMOUT stays: the reads are
+ * given an empty one, as GATE's is.)
  */
-const HELD_BACK = ["BASH_ENV", "ENV", "TMOUT", "POSIXLY_CORRECT", "BASH_COMPAT", "LC_ALL"] as const;
+const HELD_BACK = ["BASH_ENV", "ENV", "POSIXLY_CORRECT", "BASH_COMPAT", "LC_ALL"] as const;
 
 /**
  * Variables bash manages itself (read-only, dynamic, or never exported as given): an environment that
@@ -123,7 +124,7 @@ const PLAIN_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
  */
 const READER =
   // biome-ignore lint/suspicious/noTemplateCurlyInString: bash syntax, not a template
-  '((BASH_VERSINFO[0] > 4 || (BASH_VERSINFO[0] == 4 && BASH_VERSINFO[1] >= 1))) || exit 0; IFS= read -r __cc_n && IFS= read -r -N "$__cc_n" __cc_c && [ "${#__cc_c}" = "$__cc_n" ] || exit 0; set -- "$__cc_c"; unset __cc_n __cc_c; ' +
+  '((BASH_VERSINFO[0] > 4 || (BASH_VERSINFO[0] == 4 && BASH_VERSINFO[1] >= 1))) || exit 0; TMOUT= IFS= read -r __cc_n && TMOUT= IFS= read -r -N "$__cc_n" __cc_c && [ "${#__cc_c}" = "$__cc_n" ] || exit 0; set -- "$__cc_c"; unset __cc_n __cc_c; ' +
   BASH_RUNS_SCRIPT;
 
 /**
@@ -214,10 +215,25 @@ export interface PrestartedRun {
 /**
  * Longest single argument or environment entry Linux passes to a program (MAX_ARG_STRLEN, with its NUL),
  * and a total well inside ARG_MAX: past these a spawn fails with E2BIG, which a waiting shell's exec would
- * report differently, so such a command is spawned.
+ * report differently (and one that runs the command itself would not fail at all), so such a command is
+ * spawned. ARG_MAX is a quarter of the stack's soft limit: the total is kept to half of that where the
+ * limit is lower than usual (execTotalLimit).
  */
 const MAX_EXEC_STRING_BYTES = 128 * 1024 - 1;
 const MAX_EXEC_TOTAL_BYTES = 1024 * 1024;
+
+/** The most argument and environment bytes a command may have to be run by a waiting shell. */
+const execTotalLimit = once(() => {
+  try {
+    const line = readFileSync("/proc/self/limits", "utf8").match(/^Max stack size\s+(\S+)/m);
+    const stack = line?.[1] === "unlimited" ? Number.POSITIVE_INFINITY : Number(line?.[1]);
+    return Number.isFinite(stack)
+      ? Math.min(MAX_EXEC_TOTAL_BYTES, Math.floor(stack / 8))
+      : MAX_EXEC_TOTAL_BYTES;
+  } catch {
+    return MAX_EXEC_TOTAL_BYTES;
+  }
+});
 
 /** Highest SHLVL the script can hand on exactly (bash resets a level of 1000 or more to 1, with a warning). */
 const MAX_SHLVL = 997;
@@ -572,7 +588,7 @@ export class PrestartedShell {
     const entries = Object.entries(target).map(([name, value]) => `${name}=${value}`);
     const sizes = [...argv, ...entries].map((text) => Buffer.byteLength(text));
     if (sizes.some((size) => size > MAX_EXEC_STRING_BYTES)) return undefined;
-    if (sizes.reduce((sum, size) => sum + size + 1, 0) > MAX_EXEC_TOTAL_BYTES) return undefined;
+    if (sizes.reduce((sum, size) => sum + size + 1, 0) > execTotalLimit()) return undefined;
     if ([...argv, cwd].some((arg) => arg.includes("\0"))) return undefined;
     const inPlace = this.inPlace(argv, cwd, target, gated);
     if (inPlace !== undefined) return inPlace;
@@ -629,7 +645,8 @@ export class PrestartedShell {
    *   (BASH_RUNS_SCRIPT, BASH_SCRIPT_START): the shell runs its script so too, at the same depth;
    * - the environment is the one this shell was started with (a spawn's bash would import a different
    *   one, acting on some variables as it starts), apart from what bash sets itself, which the script sets
-   *   as that bash would (PWD, OLDPWD, SHLVL), and TMOUT, held back while it waits;
+   *   as that bash would (PWD, OLDPWD, SHLVL), and names outside ASCII, which a bash started in the
+   *   command's locale may take for variables where one waiting in C does not;
    * - none of the variables bash acts on only as it starts is set (BASH_ENV and the startup files of
    *   readsStartupFiles, ENV, POSIXLY_CORRECT, BASH_COMPAT, and LC_ALL, whose warnings differ);
    * - everything before the command fits on one line, so the command's `$LINENO` and error lines match.
@@ -649,7 +666,8 @@ export class PrestartedShell {
     if (readsStartupFiles(target)) return undefined;
     if (ACTS_AT_START.some((name) => target[name] !== undefined)) return undefined;
     for (const name of new Set([...Object.keys(this.env), ...Object.keys(target)])) {
-      if (!BASH_SETS.has(name) && name !== "TMOUT" && target[name] !== this.env[name]) return undefined;
+      if (!BASH_SETS.has(name) && target[name] !== this.env[name]) return undefined;
+      if (!ASCII_NAME.test(name)) return undefined;
     }
     if (!isCanonical(cwd)) return undefined;
     const dir = shQuote(cwd);
@@ -671,7 +689,6 @@ export class PrestartedShell {
     );
     // Back to the locale the environment names (no warning either way for one that is not installed).
     lines.push("unset LC_ALL");
-    if (target.TMOUT !== undefined) lines.push(`export TMOUT=${shQuote(target.TMOUT)}`);
     const shlvl = target.SHLVL;
     if (shlvl !== undefined && (!/^\d{1,3}$/.test(shlvl) || Number(shlvl) > MAX_SHLVL)) return undefined;
     lines.push(`export SHLVL=${shlvl === undefined ? 1 : Number(shlvl) + 1}`);
@@ -684,6 +701,9 @@ export class PrestartedShell {
 
 /** Variables bash acts on only as it starts: a command whose environment holds one gets a bash of its own. */
 const ACTS_AT_START = ["BASH_ENV", "ENV", "POSIXLY_CORRECT", "BASH_COMPAT", "LC_ALL"] as const;
+
+/** An environment variable's name in ASCII only. */
+const ASCII_NAME = /^[\x01-\x7f]+$/;
 
 /** An absolute path without `.` or `..` parts, empty parts or a trailing slash: bash's canonical form. */
 function isCanonical(path: string): boolean {

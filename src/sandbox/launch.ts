@@ -439,10 +439,12 @@ export function sandboxAhead(ctx: ToolContext): SandboxAhead | undefined {
   if (!commandSandboxed(ctx, { command: "", shell: "bash" }, mode).sandboxed) return undefined;
   const policy = buildPolicy(ctx);
   if (policy.network.allowedDomains.length > 0) return undefined;
-  const standIns = policy.placeholders;
-  if (standIns.length > 0 && !canMountStandInsLate()) return undefined;
+  if (policy.placeholders.length > 0 && !canMountStandInsLate()) return undefined;
   const { file, args } = bubblewrap(policy, availability, "/", []);
   const prefix = args.slice(0, -3);
+  // In the order bubblewrap would mount them, so the sandbox's mount table lists them as a spawn's does.
+  const standIns = boundStandIns(prefix, policy.placeholders);
+  if (standIns.length !== policy.placeholders.length) return undefined;
   const startPrefix = withoutStandIns(prefix, standIns);
   const points = mountPoints(startPrefix);
   const all = mountPoints(prefix);
@@ -466,6 +468,17 @@ export function sandboxAhead(ctx: ToolContext): SandboxAhead | undefined {
         env: sandboxEnv(policy, spec.env),
       },
   };
+}
+
+/** The stand-ins among `paths` that `args` bind (`--ro-bind EMPTY-DIR PATH`), in the order they bind them. */
+function boundStandIns(args: readonly string[], paths: readonly string[]): string[] {
+  const { dir } = sandboxBlanks();
+  const bound: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === "--ro-bind" && args[i + 1] === dir && paths.includes(args[i + 2]!))
+      bound.push(args[i + 2]!);
+  }
+  return bound;
 }
 
 /** `args` without the `--ro-bind EMPTY-DIR PATH` of each stand-in in `paths`. */

@@ -101,7 +101,7 @@ describe("a shell started ahead of its command", () => {
       'echo "[$_] [$0] [$LINENO] [$#] [$-] [$BASH_EXECUTION_STRING] [$n] [$c]"; (( SECONDS < 2 )) && echo fresh',
       "pwd; pwd -P; declare -p | grep -Ev '^declare -[-a-zA-Z]* (BASHPID|RANDOM|SRANDOM|EPOCH[A-Z]*|SECONDS|CC_TOOLS_RUN)='",
       "declare -f; shopt -p; set -o; trap -p; umask; ulimit -a; (set -x; : traced) 2>&1; cd .. && pwd",
-      "trap 'echo \"[$BASH_COMMAND]\"' EXIT; nosuch",
+      "env | grep -e ^XOV= -e ^TMOUT=; trap 'echo \"[$BASH_COMMAND]\"' EXIT; nosuch",
       'echo "$LINENO" )',
     ].join("\n");
     // Past the exit code and where it ran; files with a fresh name per command (where the directory is
@@ -121,7 +121,8 @@ describe("a shell started ahead of its command", () => {
       // A PWD that names the directory through a symlink is the shell's logical directory.
       {
         name: "logical PWD",
-        ctx: unsandboxed({ PWD: linked, OLDPWD: real, SHLVL: "4", TMOUT: "30" }, linked),
+        // XOV shares a bucket of bash's variable table with TMOUT: the environment keeps its order.
+        ctx: unsandboxed({ PWD: linked, OLDPWD: real, SHLVL: "4", TMOUT: "30", XOV: "1" }, linked),
       },
       {
         name: "OLDPWD not a directory",
@@ -144,6 +145,13 @@ describe("a shell started ahead of its command", () => {
         /bash: line 5: nosuch: command not found\n.*bash: eval: line 6: syntax error/,
       );
     }
+    // The stand-ins a waiting sandbox mounts late come in the order bubblewrap would have mounted them.
+    const sandboxed = cases.at(-1)!.ctx;
+    const mounts = `${probe.split("\n")[0]}; awk '{print $5}' /proc/self/mountinfo`;
+    const spawnedMounts = (await bash(sandboxed, mounts)).text.split("\n");
+    await waitingShell(sandboxed);
+    const [where, ...late] = (await bash(sandboxed, mounts)).text.split("\n");
+    expect([where, ...late]).toEqual(["--noprofile", ...spawnedMounts.slice(1)]);
   });
 
   it("keeps the command's text whole in a locale where a byte and a backslash can make one character", async () => {
@@ -156,6 +164,16 @@ describe("a shell started ahead of its command", () => {
     expect((await bash(ctx, command)).text).toBe("中\n2");
     await waitingShell(ctx);
     expect((await bash(ctx, command)).text).toBe("中\n2");
+    // A name that is a variable's only in a single-byte locale (õ is two letters in ISO-8859-1): a bash
+    // started in it imports it, one waiting in C would not; such a command gets a bash of its own.
+    if (spawnSync("localedef", ["-i", "fr_FR", "-f", "ISO-8859-1", join(locales, "fr_FR.ISO-8859-1")]).status)
+      return;
+    const latin = unsandboxed({ LANG: "fr_FR.ISO-8859-1", LOCPATH: locales, cafõ: "1" });
+    const probe = "declare -p cafõ; unset cafõ; env | grep -ac '^caf'";
+    const spawned = await bash(latin, probe);
+    expect(spawned.text).toBe('Exit code 1\ndeclare -x cafõ="1"\n0');
+    await waitingShell(latin);
+    expect((await bash(latin, probe)).text).toBe(spawned.text);
   });
 
   it("gives a command without LC_ALL none, in the locale the rest of its environment names", async () => {
