@@ -645,13 +645,15 @@ export class PrestartedShell {
    *   (BASH_RUNS_SCRIPT, BASH_SCRIPT_START): the shell runs its script so too, at the same depth;
    * - the environment is the one this shell was started with (a spawn's bash would import a different
    *   one, acting on some variables as it starts), apart from what bash sets itself, which the script sets
-   *   as that bash would (PWD, OLDPWD, SHLVL), and names outside ASCII, which a bash started in the
-   *   command's locale may take for variables where one waiting in C does not;
+   *   as that bash would (PWD, OLDPWD, SHLVL);
    * - none of the variables bash acts on only as it starts is set (BASH_ENV and the startup files of
-   *   readsStartupFiles, ENV, POSIXLY_CORRECT, BASH_COMPAT, and LC_ALL, whose warnings differ);
+   *   readsStartupFiles, ENV, POSIXLY_CORRECT, BASH_COMPAT, and LC_ALL, whose warnings differ), and no
+   *   name is outside ASCII (a bash started in the command's locale may take one for a variable where a
+   *   bash waiting in C does not);
    * - everything before the command fits on one line, so the command's `$LINENO` and error lines match.
-   * SECONDS restarts and BASH_EXECUTION_STRING becomes that bash's. What still tells the two apart is
-   * the process's own record of how it started: /proc/<pid>/cmdline and /proc/<pid>/environ.
+   * SECONDS restarts and BASH_EXECUTION_STRING becomes that bash's. What still tells the two apart is the
+   * process's own record of its start (/proc/<pid>/cmdline and environ, its age and I/O counters), and
+   * SECONDS, which `set` lists as 0 rather than without a value until it is first read.
    */
   private inPlace(
     argv: readonly string[],
