@@ -57,7 +57,7 @@ import {
  * Variables the waiting bash must not see, because bash acts on them when it starts (sourcing BASH_ENV or
  * ENV, posix mode, a locale that is not installed); the command's values are set back just before the
  * exec. LC_ALL is set to C in their place, so that `read -N` counts bytes. (TMOUT stays: the reads are
- * given an empty one, as GATE's is.)
+ * given an empty one, as the gate's is.)
  */
 const HELD_BACK = ["BASH_ENV", "ENV", "POSIXLY_CORRECT", "BASH_COMPAT", "LC_ALL"] as const;
 
@@ -157,7 +157,7 @@ export interface SandboxAhead {
   /**
    * What the launch of `spec` (under id `id`) runs inside while the policy stays the one this sandbox was
    * started with, and with what environment: a shell that waits for the go-ahead on GO_AHEAD_FD before it
-   * runs anything (sandbox/launch.ts's GATE). Undefined for a command whose shell cannot wait so.
+   * runs anything (sandbox/launch.ts's gate). Undefined for a command whose shell cannot wait so.
    */
   gatedCommand(spec: SpawnSpec, id: string): { command: string[]; env: NodeJS.ProcessEnv } | undefined;
 }
@@ -452,7 +452,7 @@ export class PrestartedShell {
   /**
    * In a waiting sandbox, execs the shell of the command `spec` would launch (under launch id `id`) now,
    * before the launch has been judged, so that it starts while this process builds the policy: the shell
-   * waits at its gate (sandbox/launch.ts's GATE) and runs nothing until `claim` gives it the go-ahead, which
+   * waits at its gate (sandbox/launch.ts's gate) and runs nothing until `claim` gives it the go-ahead, which
    * only a launch of the very same command, directory and environment in the very same sandbox gets. Any
    * other launch, or none, and it is killed. Nothing happens (the command is handed over at its claim, as
    * usual) outside a sandbox, before the sandbox is set up, when the command's shell would not wait at a gate,

@@ -40,7 +40,7 @@ export interface ShellAdapter {
 
 /**
  * The descriptor on which a command's shell in the sandbox waits for the host's go-ahead before it runs
- * anything (sandbox/launch.ts's GATE); a spawn and a waiting shell's exec both give it a pipe there.
+ * anything (sandbox/launch.ts's gate); a spawn and a waiting shell's exec both give it a pipe there.
  */
 export const GO_AHEAD_FD = 3;
 

@@ -79,7 +79,7 @@ exit $s`;
 export interface InitDuties {
   /**
    * Run before the command. First, for a gated launch, the gate: the shell waits for the host's go-ahead
-   * (see GATE). Then the traps: a namespace's init ignores every signal it has no handler for, so `kill $$` (or a
+   * (see gate). Then the traps: a namespace's init ignores every signal it has no handler for, so `kill $$` (or a
    * time-out's SIGTERM) would leave it running; these make a terminating signal end it with the status it
    * would have died with (128 + the signal's number), as the shell outside a sandbox does.
    */
@@ -128,7 +128,7 @@ const INIT_SIGNALS: ReadonlyArray<readonly [string, number]> = [
 const startMark = (file: string) => `true 2>/dev/null >| ${shQuote(file)}`;
 
 /**
- * The first thing the command's shell runs in the sandbox, before the start mark: it waits for GO_AHEAD
+ * The first thing the command's shell runs in the sandbox (`env` its environment), before the start mark: it waits for GO_AHEAD
  * on GO_AHEAD_FD and closes it; on EOF or any other byte it exits having run nothing. A spawn of
  * bubblewrap gets the byte at once. A waiting sandbox execs the command's shell before the launch has
  * been judged (process/prestart.ts, `startEarly`), so that the shell starts while this process builds the
@@ -136,7 +136,11 @@ const startMark = (file: string) => `true 2>/dev/null >| ${shQuote(file)}`;
  * otherwise it kills it. A read that fails ends the shell; `TMOUT=` keeps a TMOUT in the command's
  * environment from timing the wait out. Stdin stays /dev/null throughout, as a spawned command's is.
  */
-const GATE = `{ TMOUT= IFS= read -r -n 1 __cc_go <&${GO_AHEAD_FD} && [ "$__cc_go" = ${GO_AHEAD} ]; } || exit 125; unset __cc_go; exec ${GO_AHEAD_FD}<&-`;
+function gate(env: NodeJS.ProcessEnv): string {
+  // The byte is read into __cc_go, which then gets back the value the command's environment gave it.
+  const restore = env.__cc_go === undefined ? "unset __cc_go" : `__cc_go=${shQuote(env.__cc_go)}`;
+  return `{ TMOUT= IFS= read -r -n 1 __cc_go <&${GO_AHEAD_FD} && [ "$__cc_go" = ${GO_AHEAD} ]; } || exit 125; ${restore}; exec ${GO_AHEAD_FD}<&-`;
+}
 
 /** Whether `path` exists, looked at on the first call and remembered. */
 const existedOnFirstLook = (path: string) => once(() => existsSync(path));
@@ -156,7 +160,7 @@ function sandboxEnv(policy: SandboxPolicy, env: NodeJS.ProcessEnv): NodeJS.Proce
 
 /**
  * What bubblewrap runs: the command's own shell as the namespace's init where it can be, else STRAY_CHECK's
- * sh. `gated`: the shell waits for the go-ahead first (GATE); not behind the network bridge, which passes
+ * sh. `gated`: the shell waits for the go-ahead first (gate); not behind the network bridge, which passes
  * the command no descriptor beyond stdio.
  */
 function initCommand(
@@ -166,14 +170,19 @@ function initCommand(
 ): string[] {
   if (!spec.asInit)
     return ["/bin/sh", "-c", STRAY_CHECK, "sh", strayFile, startFile, spec.file, ...spec.args];
-  const own = spec.asInit(initDuties(strayFile, startFile, gated));
+  const own = spec.asInit(initDuties(strayFile, startFile, gated ? spec.env : undefined));
   return [own.file, ...own.args];
 }
 
-function initDuties(strayFile: string, startFile: string, gated: boolean): InitDuties {
+/** The init's duties; with `gatedEnv` (the command's environment), behind the gate. */
+function initDuties(
+  strayFile: string,
+  startFile: string,
+  gatedEnv: NodeJS.ProcessEnv | undefined,
+): InitDuties {
   return {
     setup: [
-      ...(gated ? [GATE] : []),
+      ...(gatedEnv ? [gate(gatedEnv)] : []),
       startMark(startFile),
       ...INIT_SIGNALS.map(([name, status]) => `trap 'exit ${status}' ${name}`),
     ].join("; "),
@@ -197,7 +206,7 @@ export interface SpawnSpec {
 export interface Launch extends SpawnSpec {
   sandboxed: boolean;
   /**
-   * The command's shell waits for the go-ahead on GO_AHEAD_FD (see GATE): whoever starts the launch passes
+   * The command's shell waits for the go-ahead on GO_AHEAD_FD (see gate): whoever starts the launch passes
    * this on to supervise, which writes it.
    */
   gated?: boolean;

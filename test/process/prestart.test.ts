@@ -154,6 +154,20 @@ describe("a shell started ahead of its command", () => {
     expect([where, ...late]).toEqual(["--noprofile", ...spawnedMounts.slice(1)]);
   });
 
+  it("leaves a sandboxed command the variable its gate reads the go-ahead into", async () => {
+    const ctx = testContext();
+    ctx.config.env = { __cc_go: "user's" };
+    const probe =
+      "echo \"[$__cc_go]\"; env | grep -c \"^__cc_go=\"; tr '\\0' '\\n' </proc/$$/cmdline | sed -n 2p";
+    expect((await bash(ctx, probe)).text).toBe("[user's]\n1\n-c");
+    await waitingShell(ctx);
+    expect((await bash(ctx, probe)).text).toBe("[user's]\n1\n--noprofile");
+    ctx.config.env = {};
+    await waitingShell(ctx);
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: bash syntax, not a template
+    expect((await bash(ctx, 'echo "[${__cc_go-unset}]"')).text).toBe("[unset]");
+  });
+
   it("keeps the command's text whole in a locale where a byte and a backslash can make one character", async () => {
     const locales = tempDir();
     const made = spawnSync("localedef", ["-i", "zh_CN", "-f", "GBK", join(locales, "zh_CN.GBK")]);
