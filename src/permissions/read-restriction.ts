@@ -160,5 +160,7 @@ export function hiddenFromSearch(ctx: ToolContext, toolName: string): SearchRest
     workingDir: ctx.workingDir,
     additionalDirectories: ctx.additionalDirectories,
     homeDir: homedir(),
+    // Rules written for this sub-agent's type apply to its searches as to its Reads.
+    agentType: ctx.agentType,
   });
 }

@@ -129,6 +129,8 @@ async function paths(binary: string, args: string[], query: FileQuery): Promise<
     pending = parts.pop()!;
     for (const p of parts) {
       const path = prefix + p;
+      // Left out here, not only after the run: the progress counts nothing the rules hide.
+      if (query.exclude?.(path)) continue;
       out.push(path);
       query.onPath?.(path);
     }
@@ -303,14 +305,23 @@ class NulRecords {
   }
 }
 
-/** Groups `N:text` / `N-text` records per file; rg writes each file's lines contiguously. */
+/**
+ * Groups `N:text` / `N-text` records per file; rg writes each file's lines contiguously. The lines of a
+ * file `exclude` leaves out (one rg opened because its exclude globs cannot express the rule) are dropped
+ * as they come: counted towards the record limit, whether a hidden file matches would decide where the
+ * search stops, and the note that says so would tell.
+ */
 class RecordParser {
   readonly files: FileLines[] = [];
   readonly binaryMatches: string[] = [];
   records = 0;
   private readonly stream = new NulRecords();
   private current: (FileLines & { rgPath: string }) | undefined;
+  /** The file whose lines are being dropped. */
+  private skipping: string | undefined;
   private breakPending = false;
+
+  constructor(private readonly exclude?: (path: string) => boolean) {}
 
   feed(text: string, prefix: string): void {
     this.stream.feed(
@@ -320,12 +331,20 @@ class RecordParser {
       () => {
         this.breakPending = true;
       },
-      (path) => this.binaryMatches.push(prefix + path),
+      (path) => {
+        if (!this.exclude?.(prefix + path)) this.binaryMatches.push(prefix + path);
+      },
     );
   }
 
   private record(prefix: string, path: string, record: string): void {
+    if (this.skipping === path) return;
     if (this.current?.rgPath !== path) {
+      if (this.exclude?.(prefix + path)) {
+        this.skipping = path;
+        return;
+      }
+      this.skipping = undefined;
       this.current = { path: prefix + path, rgPath: path, records: [] };
       this.files.push(this.current);
     } else if (this.breakPending) {
@@ -364,7 +383,7 @@ export function ripgrepBackend(binary: string): SearchBackend {
       if (query.before > 0) args.push("--before-context", String(query.before));
       if (query.after > 0) args.push("--after-context", String(query.after));
       if (query.onlyMatching) args.push("--only-matching");
-      const parser = new RecordParser();
+      const parser = new RecordParser(query.exclude);
       let nextReport = PROGRESS_EVERY_FILES;
       const { stopped } = await run(binary, args, query, (text, prefix, stop) => {
         parser.feed(text, prefix);

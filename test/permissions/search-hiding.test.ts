@@ -51,6 +51,63 @@ describe.each(MODES)("Read rules also hold for directory-wide searches ($mode)",
     for (const text of outputs) expect(text).not.toMatch(/hunter2|\.env/);
   });
 
+  it("is no oracle through where a long search stops, for a rule rg's globs cannot express", async () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, "Private Keys"));
+    writeFileSync(join(dir, "Private Keys", "db.txt"), "TOKEN=hunter2\n");
+    // One line short of the record limit: a denied line counted with them would cut the search short.
+    writeFileSync(join(dir, "notes.txt"), "nothing here\n".repeat(49_999));
+    const config = emptySettings(dir);
+    config.rules.push({
+      rule: "Read(**/Private Keys/**)",
+      behavior: "deny",
+      source: { scope: "project", root: dir },
+    });
+    const ctx = testContext({ workingDir: dir, config, permissionMode: "bypassPermissions" });
+    const notes = new Set<string>();
+    for (const pattern of ["nothing|TOKEN=h", "nothing|TOKEN=x"]) {
+      const text = ToolResult.text(await runTool("Grep", { pattern, output_mode: "content" }, ctx));
+      expect(text).not.toContain("hunter2");
+      // What it says about the search (how many lines, where it stopped), past the lines it shows.
+      notes.add(
+        text
+          .split("\n")
+          .filter((line) => line.startsWith("("))
+          .join("\n"),
+      );
+    }
+    expect(notes.size).toBe(1);
+  });
+
+  it("holds rules written for a sub-agent's type in that agent's searches", async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, ".env"), "SECRET=hunter2\n");
+    writeFileSync(join(dir, "notes.txt"), "nothing\n");
+    const config = emptySettings(dir);
+    const rule = { rule: "Read(.env)", behavior: "deny", source: { scope: "project", root: dir } } as const;
+    config.rules.push({ ...rule, agent: "Explore" });
+    const explore = testContext({
+      workingDir: dir,
+      config,
+      permissionMode: "bypassPermissions",
+      agentType: "Explore",
+    });
+    expect(ToolResult.text(await runTool("Read", { file_path: ".env" }, explore))).toMatch(/denied/);
+    const grep = ToolResult.text(
+      await runTool("Grep", { pattern: "SECRET", output_mode: "content" }, explore),
+    );
+    expect(grep).not.toContain("hunter2");
+    expect(ToolResult.text(await runTool("Glob", { pattern: "**/*" }, explore))).not.toContain(".env");
+    // Another agent type, or the main session, is not bound by it.
+    const other = testContext({
+      workingDir: dir,
+      config,
+      permissionMode: "bypassPermissions",
+      agentType: "Plan",
+    });
+    expect(ToolResult.text(await runTool("Glob", { pattern: "**/*" }, other))).toContain(".env");
+  });
+
   it("leaves denied files out when the search is narrowed by a glob that names them", async () => {
     const ctx = setup("Read(./sub/**)");
     const text = ToolResult.text(
