@@ -106,17 +106,31 @@ async function run(
   if (query.signal.aborted) throw new ToolError("The search was cancelled.");
   // Exit 2 with output means some files could not be read; the results found are still good. Without
   // output, entries that vanished mid-walk (another process's temp file or lock, or a directory of the
-  // root passed by name, see splitRoot) hold nothing to list: that is an empty listing, not a failure.
-  if (result.code === 2 && !sawOutput && !result.stopped && !onlyVanished(result.stderr)) {
+  // root passed by name, see splitRoot) hold nothing to list, and a walk that found no file to search (an
+  // empty directory, every file left out by the globs or the rules) holds nothing either: an empty
+  // result, as the built-in search gives, not a failure.
+  if (result.code === 2 && !sawOutput && !result.stopped && !nothingToList(result.stderr)) {
     throw failure(result.stderr);
   }
   return { stopped: result.stopped };
 }
 
-/** True when every complaint of rg is about an entry that no longer exists. */
-function onlyVanished(stderr: string): boolean {
-  const lines = stderr.split("\n").filter((line) => line.trim() !== "");
-  return lines.length > 0 && lines.every((line) => /No such file or directory \(os error 2\)/.test(line));
+/** rg's words when its walk found no file to search (two lines). */
+const NOTHING_SEARCHED =
+  /^(No files were searched, .*|Running with --debug will show why files are being skipped\.)$/;
+
+/** True when every complaint of rg is about an entry that no longer exists, or that it searched nothing. */
+function nothingToList(stderr: string): boolean {
+  const lines = stderr
+    .split("\n")
+    .map((line) => line.replace(/^rg: /, "").trim())
+    .filter((line) => line !== "");
+  return (
+    lines.length > 0 &&
+    lines.every(
+      (line) => /No such file or directory \(os error 2\)/.test(line) || NOTHING_SEARCHED.test(line),
+    )
+  );
 }
 
 /** Collects NUL-terminated paths (`--files`, `-l`), reporting progress as they arrive. */

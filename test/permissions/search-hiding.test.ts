@@ -108,6 +108,25 @@ describe.each(MODES)("Read rules also hold for directory-wide searches ($mode)",
     expect(ToolResult.text(await runTool("Glob", { pattern: "**/*" }, other))).toContain(".env");
   });
 
+  it("answers a search whose every file is hidden as it answers one of an empty directory", async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, ".env"), "SECRET=hunter2\n");
+    const config = emptySettings(dir);
+    config.rules.push({ rule: "Read(.env)", behavior: "deny", source: { scope: "project", root: dir } });
+    const hidden = testContext({ workingDir: dir, config, permissionMode: "bypassPermissions" });
+    const empty = testContext({ workingDir: tempDir(), permissionMode: "bypassPermissions" });
+    for (const output_mode of ["content", "files_with_matches", "count"]) {
+      const input = { pattern: "SECRET", output_mode };
+      const all = await runTool("Grep", input, hidden);
+      const none = await runTool("Grep", input, empty);
+      expect(all.isError, output_mode).toBe(false);
+      expect(none.isError, output_mode).toBe(false);
+      expect(ToolResult.text(all)).toBe(
+        `${ToolResult.text(none)}\n\n(Files covered by Read deny or ask rules were not searched.)`,
+      );
+    }
+  });
+
   it("leaves denied files out when the search is narrowed by a glob that names them", async () => {
     const ctx = setup("Read(./sub/**)");
     const text = ToolResult.text(
