@@ -159,7 +159,7 @@ const withSeparator = (dir: string) => (dir.endsWith(sep) ? dir : dir + sep);
 const toNative = sep === "/" ? (rel: string) => rel : (rel: string) => rel.split("/").join(sep);
 
 /** A relative path with `/` between its parts. */
-const toPosix = sep === "/" ? (rel: string) => rel : (rel: string) => rel.split(sep).join("/");
+export const toPosix = sep === "/" ? (rel: string) => rel : (rel: string) => rel.split(sep).join("/");
 
 /** A test for paths below `base` against gitignore patterns (none: `base` itself and everything below it). */
 function matcherBelow(base: string, patterns: readonly string[]): (path: string) => boolean {

@@ -10,6 +10,7 @@ import {
   compilePatternSet,
   compilePatternSetBelow,
   simplePattern,
+  toPosix,
 } from "./paths.js";
 import { coversPathAccess } from "./rules.js";
 import type { EvaluationInput } from "./types.js";
@@ -78,7 +79,7 @@ export function readRestriction(
       ? (rel: string) => canonicalBelow(rel) || lexicalBelow(rel)
       : canonicalBelow;
     const test = (path: string) => {
-      if (path.startsWith(prefix)) return relativeTest(toSlashes(path.slice(prefix.length)));
+      if (path.startsWith(prefix)) return relativeTest(toPosix(path.slice(prefix.length)));
       if (path === lexicalRoot) return covered(canonicalRoot) || covered(lexicalRoot);
       return hides(path);
     };
@@ -92,9 +93,6 @@ export interface BelowTest {
   (absolutePath: string): boolean;
   relative(path: string): boolean;
 }
-
-/** A path with `/` between its parts. */
-const toSlashes = sep === "/" ? (path: string) => path : (path: string) => path.split(sep).join("/");
 
 /** What Grep and Glob leave out; made once per search. */
 export interface SearchRestriction {

@@ -1,7 +1,7 @@
 import { resolve, sep } from "node:path";
 import type { SearchRestriction } from "../permissions/read-restriction.js";
 import { builtinBackend } from "./builtin-backend.js";
-import { displayPath } from "./paths.js";
+import { displayPrefix } from "./paths.js";
 import type { FileQuery, SearchBackend } from "./query.js";
 import { ripgrepBackend } from "./rg-backend.js";
 import { findRipgrep } from "./ripgrep.js";
@@ -14,12 +14,6 @@ export async function searchBackend(): Promise<SearchBackend> {
 
 /** A path below a root that is not plainly a path below it: empty, absolute, or with a `.` or `..` part. */
 const NOT_PLAIN = /^$|^\/|(?:^|\/)\.\.?(?:\/|$)/;
-
-/** What the backends print before a path below `root`: its display path and a separator ("" for cwd). */
-function displayPrefix(cwd: string, root: string): string {
-  const shown = displayPath(cwd, root);
-  return shown === "." ? "" : shown.endsWith(sep) ? shown : shown + sep;
-}
 
 export interface HidingBackend extends SearchBackend {
   /** How many distinct files a listing (newestFiles) left out so far. */

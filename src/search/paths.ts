@@ -7,3 +7,9 @@ export function displayPath(cwd: string, absolute: string): string {
   if (rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return absolute;
   return rel;
 }
+
+/** What a search prints before each path below the directory `root`: its display path and a separator ("" for cwd). */
+export function displayPrefix(cwd: string, root: string): string {
+  const shown = displayPath(cwd, root);
+  return shown === "." ? "" : shown.endsWith(sep) ? shown : shown + sep;
+}

@@ -5,12 +5,11 @@
  */
 import { type Dirent, readdirSync } from "node:fs";
 import { availableParallelism } from "node:os";
-import { sep } from "node:path";
 import { StringDecoder } from "node:string_decoder";
 import { InputError, ToolError } from "../core/errors.js";
 import { GlobFilter } from "./globs.js";
 import { mtimeOf, NewestOfSorted, newestOf, withSep } from "./mtime.js";
-import { displayPath } from "./paths.js";
+import { displayPath, displayPrefix } from "./paths.js";
 import {
   type ContentQuery,
   type ContentResult,
@@ -53,9 +52,9 @@ function grepArgs(query: GrepQuery): string[] {
  * path gets the root's display prefix. A single file is passed by its display path.
  */
 function invocation(args: string[], query: FileQuery): { args: string[]; cwd: string; prefix: string } {
-  const root = displayPath(query.cwd, query.root);
-  if (query.rootIsFile) return { args: [...args, "--", root], cwd: query.cwd, prefix: "" };
-  return { args, cwd: query.root, prefix: root === "." ? "" : root.endsWith(sep) ? root : root + sep };
+  if (query.rootIsFile)
+    return { args: [...args, "--", displayPath(query.cwd, query.root)], cwd: query.cwd, prefix: "" };
+  return { args, cwd: query.root, prefix: displayPrefix(query.cwd, query.root) };
 }
 
 /** Turns rg's complaint into a message that says what to change. */
