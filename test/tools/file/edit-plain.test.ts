@@ -8,7 +8,7 @@ import { isPlainUtf8 } from "../../../src/fs/codec.js";
 import { contentHash, readStateSlot, settlePendingHashes } from "../../../src/fs/read-state.js";
 import { spawnSyncAnnounced } from "../../../src/process/forks.js";
 import { obtainGc } from "../../../src/process/memory.js";
-import { call, fileContext } from "./util.js";
+import { call, fileContext, settledArrayBufferBytes } from "./util.js";
 
 /**
  * Edit finds an exact, unique old_string of a plain UTF-8 file (no BOM, no CR) in the bytes, without
@@ -274,15 +274,13 @@ describe("Edit: the buffer large files are read into is reused, never shared", (
     const size = 8 * 1024 * 1024;
     writeNumberedLines(path, size);
     await call(ctx, "Read", { file_path: path, limit: 1 });
-    gc();
-    const before = process.memoryUsage().arrayBuffers;
+    const before = settledArrayBufferBytes(gc);
     for (let i = 1; i <= 4; i++) {
       const line = String(i * 1000).padStart(15, "0");
       const result = await call(ctx, "Edit", { file_path: path, old_string: line, new_string: `${line}x` });
       expect(result.isError).toBe(false);
     }
-    gc();
-    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(1.5 * size);
+    expect(settledArrayBufferBytes(gc) - before).toBeLessThan(1.5 * size);
   });
 
   it("keeps no buffer alive per large file written once the writes are hashed", async () => {
@@ -295,8 +293,7 @@ describe("Edit: the buffer large files are read into is reused, never shared", (
       writeFileSync(path, `${name}\n${"x".repeat(((2 + i) * size) / 5)}\n`);
       return path;
     });
-    gc();
-    const before = process.memoryUsage().arrayBuffers;
+    const before = settledArrayBufferBytes(gc);
     for (const path of paths) {
       await call(ctx, "Read", { file_path: path, limit: 1 });
       const name = path.slice(-5, -4);
@@ -308,9 +305,8 @@ describe("Edit: the buffer large files are read into is reused, never shared", (
       expect(result.isError).toBe(false);
     }
     settlePendingHashes();
-    gc();
     // The kept buffer (the largest file's size) may remain; the basis of every write must not.
-    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(1.5 * size);
+    expect(settledArrayBufferBytes(gc) - before).toBeLessThan(1.5 * size);
     for (const path of paths) expect(readFileSync(path, "utf8").startsWith("edited\n")).toBe(true);
   });
 
@@ -320,8 +316,7 @@ describe("Edit: the buffer large files are read into is reused, never shared", (
     const path = join(ctx.workingDir, "grows.txt");
     const size = 8 * 1024 * 1024;
     const lines = writeNumberedLines(path, size);
-    gc();
-    const before = process.memoryUsage().arrayBuffers;
+    const before = settledArrayBufferBytes(gc);
     // No collection in between: every buffer allocated on the way is still counted at the end.
     const read = await call(ctx, "Read", { file_path: path, offset: 3, limit: 2 });
     expect(read.text).toContain("000000000000002");
