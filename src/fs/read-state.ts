@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { structuredPatch } from "diff";
 import type { SessionSlot } from "../core/session.js";
+import { afterCalls } from "../process/memory.js";
 
 /**
  * What this session has read, per file: a hash of the bytes it saw and the line ranges it was shown.
@@ -44,17 +45,17 @@ export function contentHash(bytes: Uint8Array | readonly Uint8Array[]): string {
 }
 
 /**
- * How long after a write its content is hashed at the latest: long enough for the call to finish and
- * answer (releasing the file lock and building the result are still to come when the write returns), so
- * the hashing does not add to that call's time.
+ * How long after a write its content is hashed at the latest, while calls keep running (a host whose
+ * calls overlap without a break): the buffers it holds are let go then.
  */
 const DEFERRED_HASH_DELAY_MS = 50;
 
 /**
- * The hash of content just written, computed off the write's critical path: on the first read of it (the
- * next Write or Edit of that file, a saved session), or DEFERRED_HASH_DELAY_MS later, whichever comes
- * first. `content` must not change until then; `done` runs once it is hashed (the caller may then reuse
- * the buffers).
+ * The hash of content just written, computed off the write's critical path: once the call has answered
+ * and no call runs (afterCalls), on the first read of it (the next Write or Edit of that file, a saved
+ * session), or DEFERRED_HASH_DELAY_MS later, whichever comes first. Not at the end of the write itself:
+ * releasing the file lock and building the result are still to come then. `content` must not change
+ * until then; `done` runs once it is hashed (the caller may then reuse the buffers).
  */
 export function deferredHash(content: Uint8Array | readonly Uint8Array[], done?: () => void): () => string {
   let hash: string | undefined;
@@ -75,6 +76,7 @@ export function deferredHash(content: Uint8Array | readonly Uint8Array[], done?:
   const timer = setTimeout(settle, DEFERRED_HASH_DELAY_MS);
   timer.unref();
   unsettled.add(settle);
+  afterCalls(settle);
   return settle;
 }
 
@@ -83,8 +85,8 @@ const unsettled = new Set<() => string>();
 
 /**
  * Takes every pending hash now, so the content each holds is let go (or given back for reuse) at once:
- * a change of a large file that follows another within DEFERRED_HASH_DELAY_MS would otherwise need a
- * second buffer of the file's size while the first still waits to be hashed.
+ * a change of a large file that follows another before the first one's hash was taken would otherwise
+ * need a second buffer of the file's size while the first still waits to be hashed.
  */
 export function settlePendingHashes(): void {
   for (const settle of [...unsettled]) settle();
@@ -121,8 +123,8 @@ export class ReadState {
   }
 
   /**
-   * recordRead for content given as its bytes, hashed after the call (deferredHash): on the first read
-   * of the record, or DEFERRED_HASH_DELAY_MS later. The ranges, which join the earlier read's only when
+   * recordRead for content given as its bytes, hashed after the call (deferredHash): once no call runs,
+   * on the first read of the record, or DEFERRED_HASH_DELAY_MS later. The ranges, which join the earlier read's only when
    * the content is the one read then, are worked out with the hash, and the earlier record let go.
    * `bytes` must not change until then; `done` runs once they are hashed.
    */

@@ -8,7 +8,7 @@ import {
   readStateSlot,
   settlePendingHashes,
 } from "../../src/fs/read-state.js";
-import { obtainGc } from "../../src/process/memory.js";
+import { callEnded, callStarted, obtainGc } from "../../src/process/memory.js";
 
 describe("read-state", () => {
   it("merges the line ranges read of unchanged content, and restarts them when the content changed", () => {
@@ -84,6 +84,21 @@ describe("deferred hashes", () => {
     // Settled once: neither settling again nor reading the hash calls back a second time.
     settlePendingHashes();
     expect(released).toHaveLength(2);
+  });
+
+  it("are taken once the call that wrote has answered, before the next call, not while it runs", async () => {
+    const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+    const released: string[] = [];
+    callStarted();
+    deferredHash(Buffer.from("written"), () => released.push("written"));
+    await nextTurn();
+    // The call still runs (it releases its lock, builds its result).
+    expect(released).toEqual([]);
+    callEnded();
+    // The host writes the answer in the turn the call ended: the hash comes after it.
+    expect(released).toEqual([]);
+    await nextTurn();
+    expect(released).toEqual(["written"]);
   });
 });
 

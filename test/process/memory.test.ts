@@ -5,6 +5,7 @@ import { ToolResult } from "../../src/core/result.js";
 import { defineTool } from "../../src/core/tool.js";
 import { runTool } from "../../src/executor/run.js";
 import {
+  afterCalls,
   COLLECT_AFTER_GROWTH_BYTES,
   COLLECT_AFTER_RSS_GROWTH_BYTES,
   COLLECT_QUIET_MS,
@@ -262,5 +263,53 @@ describe("idle collection in the executor", () => {
     expect(duringCall).toBe(0);
     expect(await eventually(() => collectionsRun() > before, 2_000)).toBe(true);
     expect(data.length).toBeGreaterThan(16);
+  });
+});
+
+describe("work left for after the calls", () => {
+  const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+  it("runs once the last call running has ended, after the turn in which it ended", async () => {
+    const order: string[] = [];
+    callStarted();
+    callStarted();
+    afterCalls(() => order.push("task"));
+    await nextTurn();
+    callEnded();
+    await nextTurn();
+    // One call still runs.
+    expect(order).toEqual([]);
+    callEnded();
+    order.push("answer written");
+    await nextTurn();
+    expect(order).toEqual(["answer written", "task"]);
+  });
+
+  it("runs at the next turn when no call runs, and waits for a call that started before that turn", async () => {
+    const order: string[] = [];
+    afterCalls(() => order.push("idle"));
+    await nextTurn();
+    expect(order).toEqual(["idle"]);
+    afterCalls(() => order.push("after the call"));
+    callStarted();
+    await nextTurn();
+    await nextTurn();
+    expect(order).toEqual(["idle"]);
+    callEnded();
+    await nextTurn();
+    expect(order).toEqual(["idle", "after the call"]);
+  });
+
+  it("runs each task once, and the next despite one that threw", async () => {
+    let runs = 0;
+    afterCalls(() => {
+      throw new Error("a task that fails");
+    });
+    const task = () => runs++;
+    afterCalls(task);
+    afterCalls(task);
+    await nextTurn();
+    await nextTurn();
+    expect(runs).toBe(1);
   });
 });
