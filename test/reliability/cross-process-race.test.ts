@@ -2,6 +2,8 @@ import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFile
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SETTLED_STAMP_MS } from "../../src/fs/stamp.js";
+import { STAMPED_MIN_BYTES } from "../../src/tools/file/guard.js";
 import { ToolWorker } from "./worker.js";
 
 /**
@@ -65,15 +67,24 @@ describe("cross-process races", () => {
     expect(leftovers()).toEqual([]);
   }, 600_000);
 
-  it("an outside process writing the file in place during an Edit is never silently overwritten", async () => {
-    const path = join(dir, "inplace.txt");
+  /**
+   * Trials of an Edit while the test process writes the file in place (truncate and write, the same inode)
+   * at a random moment: the foreign bytes must be in the file unless the Edit refused. `settled`: the file
+   * is left alone before it is read, so that the Edit's read comes with a settled stamp and its checks
+   * judge by stamps (src/fs/stamp.ts) instead of comparing the bytes; its foreign write keeps the size.
+   */
+  async function inPlaceTrials(name: string, settled: boolean) {
+    const path = join(dir, name);
     let lost = 0;
     let editsWon = 0;
     let restored = 0;
+    // A settled file is large enough to be stamped.
+    const base = settled ? `${BASE}${"x".repeat(STAMPED_MIN_BYTES)}\n` : BASE;
     for (let trial = 0; trial < TRIALS; trial++) {
-      writeFileSync(path, BASE);
-      await a.call("Read", { file_path: path });
-      const foreign = `foreign ${trial}\n`;
+      writeFileSync(path, base);
+      if (settled) await new Promise((resolve) => setTimeout(resolve, 2 * SETTLED_STAMP_MS));
+      await a.call("Read", { file_path: path, limit: 2 });
+      const foreign = settled ? `${`foreign ${trial}`.padEnd(base.length - 1, ".")}\n` : `foreign ${trial}\n`;
       const delay = Math.random() * 30;
       const [edit] = await Promise.all([
         a.call("Edit", { file_path: path, old_string: "line one", new_string: `edited ${trial}` }),
@@ -88,16 +99,27 @@ describe("cross-process races", () => {
       // The foreign write happened in every trial, so it must be in the file unless the Edit replaced it.
       if (final !== foreign) {
         if (!edit.isError) lost++;
-        else throw new Error(`trial ${trial}: the Edit failed yet the file is ${JSON.stringify(final)}`);
+        else
+          throw new Error(
+            `trial ${trial}: the Edit failed yet the file is ${JSON.stringify(final.slice(0, 200))}`,
+          );
       }
       if (!edit.isError) editsWon++;
       else if (edit.text.includes("at the same moment")) restored++;
     }
     console.log(
-      `in-place race: ${TRIALS} trials, ${editsWon} Edits applied, ${TRIALS - editsWon} refused ` +
-        `(${restored} after the rename, the other program's bytes put back), ${lost} lost`,
+      `in-place race${settled ? " (settled file, same size)" : ""}: ${TRIALS} trials, ${editsWon} Edits applied, ` +
+        `${TRIALS - editsWon} refused (${restored} after the rename, the other program's bytes put back), ${lost} lost`,
     );
     expect(lost).toBe(0);
     expect(leftovers()).toEqual([]);
+  }
+
+  it("an outside process writing the file in place during an Edit is never silently overwritten", async () => {
+    await inPlaceTrials("inplace.txt", false);
+  }, 600_000);
+
+  it("nor when the file had settled before the Edit read it, and the write keeps its size", async () => {
+    await inPlaceTrials("settled.txt", true);
   }, 600_000);
 });
