@@ -1,6 +1,6 @@
 import type { Stats } from "node:fs";
 import { constants } from "node:fs";
-import { type FileHandle, open } from "node:fs/promises";
+import { open } from "node:fs/promises";
 import { InputError } from "../core/errors.js";
 
 /**
@@ -30,14 +30,12 @@ const OVERRUN_PROBE_BYTES = 1;
  * Reads a regular file, at most `limit` bytes; undefined when it holds more. Sizes from stat can lie
  * (files in /proc report 0), so the bound is enforced while reading, not only checked before. The first
  * read goes into a buffer from `allocate` (a caller may hand out a reused one); when the file is read in
- * one go, the result is a view of that buffer. `beforeRead` sees the open regular file before its first
- * byte is read (to take its stamp).
+ * one go, the result is a view of that buffer.
  */
 export async function readBounded(
   path: string,
   limit: number,
   allocate: (size: number) => Buffer = Buffer.allocUnsafe,
-  beforeRead?: (handle: FileHandle) => Promise<void>,
 ): Promise<Buffer | undefined> {
   // Non-blocking, and judged by the opened file itself: a FIFO swapped in after an earlier stat must
   // neither block the open nor be read.
@@ -49,7 +47,6 @@ export async function readBounded(
       throw new InputError(
         `${path} is ${special}, not a regular file; the file tools read regular files only.`,
       );
-    await beforeRead?.(handle);
     const chunks: Buffer[] = [];
     let total = 0;
     // Usually stat is right and one read of that size (plus the probe) takes it all.

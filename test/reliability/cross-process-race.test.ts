@@ -2,8 +2,6 @@ import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFile
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SETTLED_STAMP_MS } from "../../src/fs/stamp.js";
-import { STAMPED_MIN_BYTES } from "../../src/tools/file/guard.js";
 import { ToolWorker } from "./worker.js";
 
 /**
@@ -13,6 +11,9 @@ import { ToolWorker } from "./worker.js";
  */
 const TRIALS = Number(process.env.RELIABILITY_TRIALS ?? 25);
 const BASE = "line one\nline two\n";
+/** The settled trials' file: large, and unchanged for SETTLE_MS before it is read. */
+const SETTLED_FILE_BYTES = 1024 * 1024;
+const SETTLE_MS = 40;
 
 let dir: string;
 let a: ToolWorker;
@@ -69,20 +70,19 @@ describe("cross-process races", () => {
 
   /**
    * Trials of an Edit while the test process writes the file in place (truncate and write, the same inode)
-   * at a random moment: the foreign bytes must be in the file unless the Edit refused. `settled`: the file
-   * is left alone before it is read, so that the Edit's read comes with a settled stamp and its checks
-   * judge by stamps (src/fs/stamp.ts) instead of comparing the bytes; its foreign write keeps the size.
+   * at a random moment: the foreign bytes must be in the file unless the Edit refused. `settled`: a file
+   * of 1 MiB, left alone for a moment before it is read, and a foreign write that keeps its size, so that
+   * only its bytes tell (its times would not, for a write still landing: see docs/PERFORMANCE.md, "Edit").
    */
   async function inPlaceTrials(name: string, settled: boolean) {
     const path = join(dir, name);
     let lost = 0;
     let editsWon = 0;
     let restored = 0;
-    // A settled file is large enough to be stamped.
-    const base = settled ? `${BASE}${"x".repeat(STAMPED_MIN_BYTES)}\n` : BASE;
+    const base = settled ? `${BASE}${"x".repeat(SETTLED_FILE_BYTES)}\n` : BASE;
     for (let trial = 0; trial < TRIALS; trial++) {
       writeFileSync(path, base);
-      if (settled) await new Promise((resolve) => setTimeout(resolve, 2 * SETTLED_STAMP_MS));
+      if (settled) await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
       await a.call("Read", { file_path: path, limit: 2 });
       const foreign = settled ? `${`foreign ${trial}`.padEnd(base.length - 1, ".")}\n` : `foreign ${trial}\n`;
       const delay = Math.random() * 30;

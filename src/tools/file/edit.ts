@@ -265,9 +265,8 @@ export const editTool = defineTool({
       throw new InputError("old_string and new_string are the same, so there is nothing to change.");
     }
     return withWriteTarget(path, async (target) => {
-      const read = await readCurrent(target);
-      if (!read) return createFile(path, target, input, ctx);
-      const current = read.bytes;
+      const current = await readCurrent(target);
+      if (!current) return createFile(path, target, input, ctx);
       const plain = isPlainUtf8(current);
       let decoded = plain ? undefined : decodeText(current);
       if (!plain && !decoded)
@@ -284,7 +283,7 @@ export const editTool = defineTool({
         fresh();
         throw error;
       }
-      const note = await writeAndRecord(ctx, target, read, change.pieces, change.newView(), {
+      const note = await writeAndRecord(ctx, target, current, change.pieces, change.newView(), {
         // Hashing the current bytes (the freshness check) and summarising the change are CPU work: done
         // while the disk syncs the new content, and still before it replaces the file.
         whileSyncing: () => {

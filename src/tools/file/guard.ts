@@ -15,7 +15,6 @@ import { giveBuffer, takeBuffer } from "../../fs/kept-buffer.js";
 import { nearestExisting } from "../../fs/missing-file.js";
 import { changeDiff, contentHash, deferredHash, readStateSlot } from "../../fs/read-state.js";
 import { readBounded, specialFileKind } from "../../fs/regular-file.js";
-import { type FileStamp, sameStamp, settledStamp, stampOf } from "../../fs/stamp.js";
 
 /**
  * The rules every file-changing tool shares: an existing file must have been read in this session, and
@@ -34,20 +33,8 @@ export async function withWriteTarget<T>(path: string, work: (target: string) =>
   return withFileLock(target, () => work(target));
 }
 
-/**
- * Size from which a change takes the stamp of the file it reads (see ReplaceCheck): below it, comparing
- * the bytes twice costs less than the stamp's own system calls.
- */
-export const STAMPED_MIN_BYTES = 1024 * 1024;
-
-/** A file's bytes as a change found them, and its stamp then if that was settled (see stamp.ts). */
-export interface CurrentFile {
-  bytes: Buffer;
-  stamp: FileStamp | undefined;
-}
-
-/** The current bytes of `target` and their stamp, or undefined when it does not exist. */
-export async function readCurrent(target: string): Promise<CurrentFile | undefined> {
+/** The current bytes of `target`, or undefined when it does not exist. */
+export async function readCurrent(target: string): Promise<Buffer | undefined> {
   try {
     const info = await stat(target);
     const special = specialFileKind(info);
@@ -63,14 +50,11 @@ export async function readCurrent(target: string): Promise<CurrentFile | undefin
       );
     if (info.size > MAX_DECODED_FILE_BYTES) throw tooLarge(`${info.size} bytes`);
     await requireWritable(target, info);
-    let stamp: FileStamp | undefined;
     const bytes = info.isFile()
-      ? await readBounded(target, MAX_DECODED_FILE_BYTES, takeBuffer, async (handle) => {
-          if (info.size >= STAMPED_MIN_BYTES) stamp = await settledStamp(handle, target);
-        })
+      ? await readBounded(target, MAX_DECODED_FILE_BYTES, takeBuffer)
       : await readFile(target);
     if (!bytes) throw tooLarge("larger than its reported size");
-    return { bytes, stamp };
+    return bytes;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT") return undefined;
@@ -224,21 +208,14 @@ export function requireWritableEncoding(path: string, decoded: DecodedText): voi
  * kept open across the rename, so a write into it in the instant between that check and the rename is
  * seen afterwards: its bytes (which now live only in the old file) are put back, and the change reports
  * that it was not applied. A new file is created with link(), which fails if the name appeared meanwhile.
- *
- * Where the basis was read with a settled stamp (src/fs/stamp.ts), the file proves it still holds the
- * basis by carrying that stamp, and the old file that it was not written since by its size and mtime
- * (the rename that unlinks it sets its ctime): an fstat each instead of reading the file twice. Anything
- * else (no settled stamp, a stamp that changed) compares the bytes.
  */
 export class ReplaceCheck {
   private old: FileHandle | undefined;
-  /** The file renamed over carried the basis's stamp just before the rename. */
-  private stamped = false;
 
   constructor(
     private readonly ctx: ToolContext,
     private readonly target: string,
-    private readonly basis: CurrentFile | undefined,
+    private readonly basis: Buffer | undefined,
   ) {}
 
   async beforeRename(): Promise<void> {
@@ -250,27 +227,16 @@ export class ReplaceCheck {
         `${this.target} was deleted while this change was being written, so nothing was written. Check whether it should still exist, then retry.`,
       );
     }
-    const { stamp, bytes } = this.basis;
-    this.stamped = stamp !== undefined && sameStamp(stampOf(await this.old.stat({ bigint: true })), stamp);
-    if (this.stamped || (await holds(this.old, [bytes]))) return;
+    if (await holds(this.old, [this.basis])) return;
     const now = await readAll(this.old);
     await this.close();
     requireFreshRead(this.ctx, this.target, now, decodeText(now)?.view);
     throw changedMessage(this.target);
   }
 
-  /** True when the old file, stamped before the rename, has kept the size and mtime of its stamp. */
-  private async unwrittenSinceStamp(): Promise<boolean> {
-    if (!this.stamped) return false;
-    const { size, mtimeNs } = await this.old!.stat({ bigint: true });
-    const stamp = this.basis!.stamp!;
-    return size === stamp.size && mtimeNs === stamp.mtimeNs;
-  }
-
   async afterRename(written: readonly Uint8Array[]): Promise<void> {
     if (!this.old) return;
-    if ((await this.unwrittenSinceStamp()) || (await holds(this.old, [this.basis!.bytes])))
-      return this.close();
+    if (await holds(this.old, [this.basis!])) return this.close();
     let now = await readAll(this.old);
     // The other program may be between its truncate and its write: wait until its bytes settle.
     for (let i = 0; i < SETTLE_READS; i++) {
@@ -304,8 +270,8 @@ function changedMessage(target: string): InputError {
 }
 
 /**
- * Writes `bytes` (one buffer, or pieces in order) atomically in place of `basis` (the file as the change
- * read it with readCurrent, under the lock; undefined for a new file) and records them as read: content this
+ * Writes `bytes` (one buffer, or pieces in order) atomically in place of `basis` (the bytes the change
+ * was made from, read under the lock; undefined for a new file) and records them as read: content this
  * session wrote is content the model knows. Its hash is computed after the call answered (deferredHash):
  * a call that needs it sooner (the next Edit of the file) computes it then. Returns a note
  * for the result when the write did something the caller should hear about (other hard links left with
@@ -314,7 +280,7 @@ function changedMessage(target: string): InputError {
 export async function writeAndRecord(
   ctx: ToolContext,
   target: string,
-  basis: CurrentFile | undefined,
+  basis: Buffer | undefined,
   bytes: Uint8Array | readonly Uint8Array[],
   view: string | undefined,
   options: Pick<AtomicWriteOptions, "createParents" | "whileSyncing"> = {},
@@ -338,7 +304,7 @@ export async function writeAndRecord(
   }
   const { separatedLinks } = result;
   // The pieces may be views of the basis: it is reused only once they are hashed.
-  const hash = deferredHash(pieces, basis && (() => giveBuffer(basis.bytes)));
+  const hash = deferredHash(pieces, basis && (() => giveBuffer(basis)));
   ctx.session.get(readStateSlot).recordWrite(target, hash, view);
   if (separatedLinks === 0) return "";
   const links = separatedLinks === 1 ? "another hard link" : `${separatedLinks} other hard links`;

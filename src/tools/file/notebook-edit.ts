@@ -176,9 +176,8 @@ async function editNotebook(
   input: NotebookEditInput,
   ctx: ToolCallContext,
 ): Promise<ToolResult> {
-  const read = await readCurrent(target);
-  if (!read) throw new ToolError(await missingFileMessage(path, ctx.workingDir));
-  const current = read.bytes;
+  const current = await readCurrent(target);
+  if (!current) throw new ToolError(await missingFileMessage(path, ctx.workingDir));
   const decoded = decodeText(current);
   if (!decoded) throw new InputError(`${path} is binary, not a notebook.`);
   requireFreshRead(ctx, target, current, decoded.view);
@@ -199,7 +198,7 @@ async function editNotebook(
         `Notebooks should be UTF-8: convert it (iconv -f ${decoded.format.encoding === "latin1" ? "WINDOWS-1252" : decoded.format.encoding} -t UTF-8) and retry.`,
     );
   const bytes = spliceBytes(decoded, [splice]);
-  const note = await writeAndRecord(ctx, target, read, bytes, edited);
+  const note = await writeAndRecord(ctx, target, current, bytes, edited);
   return ToolResult.success(`${summary} in ${path}.${note && ` ${note}`}`, {
     path: target,
     editMode: input.edit_mode ?? "replace",

@@ -48,8 +48,7 @@ export const writeTool = defineTool({
   async execute(input, ctx) {
     const path = ctx.resolvePath(input.file_path);
     return withWriteTarget(path, async (target) => {
-      const read = await readCurrent(target);
-      const current = read?.bytes;
+      const current = await readCurrent(target);
       const decoded = current && decodeText(current);
       if (current) requireFreshRead(ctx, target, current, decoded?.view);
       if (decoded) requireWritableEncoding(path, decoded);
@@ -61,7 +60,7 @@ export const writeTool = defineTool({
       }
       const bytes = encodeText(input.content, format);
       const view = viewOf(input.content);
-      notes.push(await writeAndRecord(ctx, target, read, bytes, view, { createParents: true }));
+      notes.push(await writeAndRecord(ctx, target, current, bytes, view, { createParents: true }));
       const lines = lineCount(view);
       const verb = current ? "Updated" : "Created";
       const text = [`${verb} ${path} (${lines} ${lines === 1 ? "line" : "lines"}).`, ...notes]
