@@ -19,6 +19,7 @@ import {
   viewOf,
 } from "../../fs/codec.js";
 import { newFileFormat } from "../../fs/editorconfig.js";
+import { firstTwoOccurrences } from "../../fs/find-bytes.js";
 import { missingFileMessage } from "../../fs/missing-file.js";
 import { pathSubject } from "../../fs/paths.js";
 import { keepsSnapshot } from "../../fs/read-state.js";
@@ -224,9 +225,9 @@ function plainExactChange(bytes: Buffer, input: EditInput): Change | undefined {
   // A lone surrogate has no UTF-8 form (Buffer.from writes U+FFFD for it), so it is not searched as bytes.
   if (input.replace_all || input.old_string === "" || LONE_SURROGATE.test(input.old_string)) return undefined;
   const needle = Buffer.from(input.old_string, "utf8");
-  const at = bytes.indexOf(needle);
   // Overlapping occurrences count, as in the ladder ("aa" twice in "aaa").
-  if (at === -1 || bytes.indexOf(needle, at + 1) !== -1) return undefined;
+  const [at, second] = firstTwoOccurrences(bytes, needle);
+  if (at === -1 || second !== -1) return undefined;
   const end = at + needle.length;
   // As spliceBytes does in an LF file: CRLFs in new_string become LFs.
   const pieces = [
