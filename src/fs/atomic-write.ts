@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { link, lstat, mkdir, open, rename, stat, unlink } from "node:fs/promises";
+import { type FileHandle, link, lstat, mkdir, open, rename, stat, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { log } from "../core/log.js";
@@ -28,11 +28,11 @@ export interface AtomicWriteOptions {
    */
   beforeRename?: () => Promise<void>;
   /**
-   * CPU work the caller still has to do before the rename (its last checks, its result): run while the new
-   * content syncs to disk, which waits on the device, not on this thread. Throwing abandons the write, as
-   * beforeRename does.
+   * Work the caller still has to do before the rename (its last checks, its result): run while the new
+   * content syncs to disk, which waits on the device, not on this thread. Throwing (or rejecting) abandons
+   * the write, as beforeRename does.
    */
-  whileSyncing?: () => void;
+  whileSyncing?: () => void | Promise<void>;
   /** Runs right after the rename (before the directory sync); what it throws is the write's error. */
   afterRename?: () => Promise<void>;
   /**
@@ -117,6 +117,24 @@ async function createFrom(temp: string, target: string): Promise<void> {
 }
 
 /**
+ * Writes `pieces` in order at the handle's position, in one writev (FileHandle.writeFile would take a
+ * trip to the threadpool per piece and per 512 KiB, with this thread between each; libuv splits a long
+ * list of pieces itself). libuv reports a write cut short by an error (a full disk) as the bytes it got
+ * through: the rest is written again, so that the error itself is what throws.
+ */
+async function writeAll(handle: FileHandle, pieces: readonly Uint8Array[]): Promise<void> {
+  let rest = pieces.filter((piece) => piece.length > 0);
+  while (rest.length > 0) {
+    let { bytesWritten } = await handle.writev(rest);
+    if (bytesWritten <= 0) throw new Error("the file system took none of the bytes written");
+    let done = 0;
+    while (done < rest.length && bytesWritten >= rest[done]!.length) bytesWritten -= rest[done++]!.length;
+    rest = rest.slice(done);
+    if (bytesWritten > 0) rest[0] = rest[0]!.subarray(bytesWritten);
+  }
+}
+
+/**
  * Atomically replaces (or creates) `path` with `data`: one buffer, or pieces written one after the other
  * (an edit's unchanged head and tail are views of the old content, never copied into one new buffer).
  */
@@ -139,12 +157,11 @@ export async function atomicWrite(
         await handle.chown(existing.uid, existing.gid).catch(() => undefined);
         await handle.chmod(existingMode!);
       }
-      // writeFile writes at the handle's position and retries short writes, so pieces land in order.
-      for (const piece of data instanceof Uint8Array ? [data] : data) await handle.writeFile(piece);
+      await writeAll(handle, data instanceof Uint8Array ? [data] : data);
       const syncing = handle.sync();
       const attributes = existing ? copyAttributes(target, temp) : undefined;
       try {
-        options.whileSyncing?.();
+        await options.whileSyncing?.();
       } finally {
         // Settled before the temp file is closed and, if the work threw, removed.
         await syncing;

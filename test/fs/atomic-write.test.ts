@@ -95,6 +95,16 @@ describe("atomicWrite", () => {
     expect(readdirSync(dir)).toEqual(["f.txt"]);
   });
 
+  it("writes pieces in order, empty ones too, and more of them than one system call takes", async () => {
+    const dir = tempDir();
+    const path = join(dir, "pieces.txt");
+    writeFileSync(path, "old\n");
+    // Linux takes at most 1024 buffers per writev.
+    const pieces = Array.from({ length: 3000 }, (_, i) => Buffer.from(i % 7 === 0 ? "" : `${i},`));
+    await atomicWrite(path, pieces);
+    expect(readFileSync(path, "utf8")).toBe(Buffer.concat(pieces).toString());
+  });
+
   it("writes a file whose name is 255 bytes, the most a name may have", async () => {
     const dir = tempDir();
     for (const name of ["n".repeat(255), `${"é".repeat(126)}xyz`]) {

@@ -3,6 +3,7 @@ import { Session } from "../../src/core/session.js";
 import {
   changeDiff,
   contentHash,
+  contentHashBetweenTurns,
   deferredHash,
   ReadState,
   readStateSlot,
@@ -99,6 +100,23 @@ describe("deferred hashes", () => {
     expect(released).toEqual([]);
     await nextTurn();
     expect(released).toEqual(["written"]);
+  });
+});
+
+describe("a hash taken a slice per turn of the event loop", () => {
+  it("is the content's hash, whatever its size against the slice", async () => {
+    for (const size of [0, 1, 128 * 1024 - 1, 128 * 1024, 128 * 1024 + 1, 1024 * 1024 + 3]) {
+      const bytes = Buffer.alloc(size, "0123456789abcdef");
+      expect(await contentHashBetweenTurns(bytes)).toBe(contentHash(bytes));
+    }
+  });
+
+  it("lets other work of the process run between its slices", async () => {
+    const order: string[] = [];
+    const hashing = contentHashBetweenTurns(Buffer.alloc(1024 * 1024, 1)).then(() => order.push("hashed"));
+    setImmediate(() => order.push("other work"));
+    await hashing;
+    expect(order).toEqual(["other work", "hashed"]);
   });
 });
 

@@ -22,7 +22,7 @@ import { newFileFormat } from "../../fs/editorconfig.js";
 import { firstTwoOccurrences } from "../../fs/find-bytes.js";
 import { missingFileMessage } from "../../fs/missing-file.js";
 import { pathSubject } from "../../fs/paths.js";
-import { keepsSnapshot } from "../../fs/read-state.js";
+import { contentHashBetweenTurns, keepsSnapshot } from "../../fs/read-state.js";
 import { type ChangeSummary, CONTEXT_WINDOW_LINES, summariseChanges } from "./change-summary.js";
 import {
   findEdit,
@@ -274,7 +274,7 @@ export const editTool = defineTool({
         throw new InputError(`${path} is binary, not text; Edit changes text files only.`);
       // A plain file is decoded only when it must be: to show a change on disk, or for the ladder.
       const decode = () => (decoded ??= decodeText(current)!);
-      const fresh = () => requireFreshRead(ctx, target, current, () => decode().view);
+      const fresh = (hash?: string) => requireFreshRead(ctx, target, current, () => decode().view, hash);
       let change: Change;
       try {
         change =
@@ -284,12 +284,14 @@ export const editTool = defineTool({
         fresh();
         throw error;
       }
+      // The freshness check hashes the current bytes (11 ms for 12.5 MB): a slice at a time while the new
+      // content is written and synced, which wait on the disk, not on this thread. The verdict and the
+      // change's summary still come before the new content replaces the file.
+      const currentHash = contentHashBetweenTurns(current);
       const note = await writeAndRecord(ctx, target, current, change.pieces, change.newView(), {
-        // Hashing the current bytes (the freshness check) and summarising the change are CPU work: done
-        // while the disk syncs the new content, and still before it replaces the file.
-        whileSyncing: () => {
-          fresh();
+        whileSyncing: async () => {
           change.summary();
+          fresh(await currentHash);
         },
       });
       const { rung, replacements } = change;

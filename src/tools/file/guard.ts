@@ -98,13 +98,15 @@ async function notUnderDirectoryMessage(target: string): Promise<string> {
 /**
  * Refuses (nothing written) unless this session read `target` and its bytes still hash to what was read.
  * `view` is the current text, or a function giving it: it is needed only to show a change, so a caller
- * that has not decoded the file need not decode it unless the file did change.
+ * that has not decoded the file need not decode it unless the file did change. `currentHash`, when the
+ * caller has it, is contentHash(current).
  */
 export function requireFreshRead(
   ctx: ToolContext,
   target: string,
   current: Buffer,
   view: string | undefined | (() => string | undefined),
+  currentHash?: string,
 ): void {
   const state = ctx.session.get(readStateSlot);
   const record = state.get(target);
@@ -117,7 +119,7 @@ export function requireFreshRead(
       `${target} already exists and has not been read in this session, so nothing was written. ${how}`,
     );
   }
-  const hash = contentHash(current);
+  const hash = currentHash ?? contentHash(current);
   if (record.hash === hash) return;
   const text = typeof view === "function" && record.snapshot !== undefined ? view() : view;
   const shown = typeof text === "string" ? text : undefined;
