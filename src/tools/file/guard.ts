@@ -1,5 +1,5 @@
 import { constants, type Stats } from "node:fs";
-import { access, type FileHandle, open, readFile, stat } from "node:fs/promises";
+import { access, type FileHandle, lstat, open, readFile, stat } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { ToolContext } from "../../core/context.js";
 import { InputError, ToolError } from "../../core/errors.js";
@@ -205,14 +205,20 @@ export function requireWritableEncoding(path: string, decoded: DecodedText): voi
 
 /**
  * Makes sure a change never silently replaces someone else's write. Another cc-tools process cannot
- * interleave (the lock); a writer that takes no lock (an editor, `sed -i`, a script) can. So, just before
- * the rename, the file must still hold `basis`, the bytes the change was made from; and the old file is
- * kept open across the rename, so a write into it in the instant between that check and the rename is
- * seen afterwards: its bytes (which now live only in the old file) are put back, and the change reports
- * that it was not applied. A new file is created with link(), which fails if the name appeared meanwhile.
+ * interleave (the lock); a writer that takes no lock (an editor, `sed -i`, a script) can. So:
+ * - while the new content syncs to disk (duringSync), the file must still hold `basis`, the bytes the
+ *   change was made from (compared while the disk works, not after it);
+ * - just before the rename (beforeRename), the name must still lead to that same file: a program that
+ *   saved by renaming its own file over it meanwhile is seen, and its file is not replaced;
+ * - the file compared is kept open across the rename, so a write into it after it was compared is seen
+ *   afterwards (afterRename): its bytes (which now live only in the old file) are put back, and the
+ *   change reports that it was not applied.
+ * A new file is created with link(), which fails if the name appeared meanwhile.
  */
 export class ReplaceCheck {
   private old: FileHandle | undefined;
+  /** Device and inode of the file compared. */
+  private identity: { dev: number; ino: number } | undefined;
 
   constructor(
     private readonly ctx: ToolContext,
@@ -220,18 +226,34 @@ export class ReplaceCheck {
     private readonly basis: Buffer | undefined,
   ) {}
 
+  async duringSync(): Promise<void> {
+    if (!this.basis) return;
+    this.old = await open(this.target, "r").catch(() => undefined);
+    if (!this.old) throw deletedMessage(this.target);
+    const { dev, ino } = await this.old.stat();
+    this.identity = { dev, ino };
+    if (await holds(this.old, [this.basis])) return;
+    await this.refuse(this.old);
+  }
+
   async beforeRename(): Promise<void> {
     await assertLockHeld(this.target);
     if (!this.basis) return;
-    this.old = await open(this.target, "r").catch(() => undefined);
-    if (!this.old) {
-      throw new InputError(
-        `${this.target} was deleted while this change was being written, so nothing was written. Check whether it should still exist, then retry.`,
-      );
-    }
-    if (await holds(this.old, [this.basis])) return;
-    const now = await readAll(this.old);
+    // lstat: a symlink put in its place is another file under the name, even one leading to it.
+    const now = await lstat(this.target).catch(() => undefined);
+    if (!now) throw deletedMessage(this.target);
+    if (now.dev === this.identity!.dev && now.ino === this.identity!.ino) return;
+    // Another file under the name: judged by its content, as a change on disk.
+    const other = await open(this.target, "r").catch(() => undefined);
+    if (!other) throw deletedMessage(this.target);
     await this.close();
+    await this.refuse(other);
+  }
+
+  /** Refuses the change because `file` (closed here) no longer holds the basis, showing what changed. */
+  private async refuse(file: FileHandle): Promise<never> {
+    const now = await readAll(file).finally(() => file.close().catch(() => undefined));
+    if (file === this.old) this.old = undefined;
     requireFreshRead(this.ctx, this.target, now, decodeText(now)?.view);
     throw changedMessage(this.target);
   }
@@ -265,10 +287,28 @@ export class ReplaceCheck {
   }
 }
 
+function deletedMessage(target: string): InputError {
+  return new InputError(
+    `${target} was deleted while this change was being written, so nothing was written. Check whether it should still exist, then retry.`,
+  );
+}
+
 function changedMessage(target: string): InputError {
   return new InputError(
     `${target} has changed on disk since you read it, so nothing was written. Read it again (the part you are changing is enough), then retry.`,
   );
+}
+
+/**
+ * Runs `first` and `second` side by side and waits for both to settle (neither is left running behind a
+ * failure of the other); the first failure, in that order, is what it throws.
+ */
+async function bothSettled(
+  first: (() => void | Promise<void>) | undefined,
+  second: () => Promise<void>,
+): Promise<void> {
+  const outcomes = await Promise.allSettled([(async () => first?.())(), second()]);
+  for (const outcome of outcomes) if (outcome.status === "rejected") throw outcome.reason;
 }
 
 /**
@@ -294,6 +334,8 @@ export async function writeAndRecord(
     result = await atomicWrite(target, pieces, {
       ...options,
       createOnly: !basis,
+      // The caller's checks first: theirs (a file changed since it was read) is the refusal to give.
+      whileSyncing: () => bothSettled(options.whileSyncing, () => check.duringSync()),
       beforeRename: () => check.beforeRename(),
       afterRename: () => check.afterRename(pieces),
     });

@@ -1,4 +1,12 @@
-import { readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import {
+  lstatSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ReplaceCheck, readCurrent, writeAndRecord } from "../../../src/tools/file/guard.js";
@@ -42,10 +50,17 @@ describe.each([
     expect(readdirSync(dirname(path)).filter((name) => name.includes("cc-tools"))).toEqual([]);
   });
 
-  it("puts back a write into the old file between the check and the rename", async () => {
+  /** A file read in a session, and its check run up to the compare that comes while the new content syncs. */
+  async function compared() {
     const ctx = fileContext();
     const path = await readFile(ctx, ours);
     const check = new ReplaceCheck(ctx, path, (await readCurrent(path))!);
+    await check.duringSync();
+    return { path, check };
+  }
+
+  it("puts back a write into the old file between the check and the rename", async () => {
+    const { path, check } = await compared();
     await check.beforeRename();
     // Another program writes the old file in place (same inode, same size) before the rename.
     writeFileSync(path, theirs);
@@ -54,5 +69,28 @@ describe.each([
     renameSync(temp, path);
     await expect(check.afterRename([Buffer.from(changed)])).rejects.toThrow(/at the same moment/);
     expect(readFileSync(path, "utf8")).toBe(theirs);
+  });
+
+  it("does not replace a file another program renamed over it after the compare, even with the same bytes", async () => {
+    for (const content of [theirs, ours]) {
+      const { path, check } = await compared();
+      // Another program saves by renaming its own file over the name (as editors and sed -i do).
+      const saved = join(dirname(path), "saved.tmp");
+      writeFileSync(saved, content);
+      renameSync(saved, path);
+      const ino = statSync(path).ino;
+      await expect(check.beforeRename()).rejects.toThrow(/changed on disk since you read it/);
+      expect(statSync(path).ino).toBe(ino);
+      expect(readFileSync(path, "utf8")).toBe(content);
+    }
+  });
+
+  it("does not replace a symlink put in the file's place, even one leading to the file compared", async () => {
+    const { path, check } = await compared();
+    const moved = join(dirname(path), "moved.txt");
+    renameSync(path, moved);
+    symlinkSync(moved, path);
+    await expect(check.beforeRename()).rejects.toThrow(/changed on disk since you read it/);
+    expect(lstatSync(path).isSymbolicLink()).toBe(true);
   });
 });
