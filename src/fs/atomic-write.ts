@@ -160,6 +160,10 @@ export async function atomicWrite(
       await writeAll(handle, data instanceof Uint8Array ? [data] : data);
       const syncing = handle.sync();
       const attributes = existing ? copyAttributes(target, temp) : undefined;
+      // Awaited below, after the caller's work, which may take turns of the event loop: a failure
+      // meanwhile must not count as unhandled (it is what this write throws).
+      syncing.catch(() => undefined);
+      attributes?.catch(() => undefined);
       try {
         await options.whileSyncing?.();
       } finally {

@@ -1,4 +1,4 @@
-import { constants, type Stats } from "node:fs";
+import { type BigIntStats, constants, type Stats } from "node:fs";
 import { access, type FileHandle, lstat, open, readFile, stat } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { ToolContext } from "../../core/context.js";
@@ -207,18 +207,25 @@ export function requireWritableEncoding(path: string, decoded: DecodedText): voi
  * Makes sure a change never silently replaces someone else's write. Another cc-tools process cannot
  * interleave (the lock); a writer that takes no lock (an editor, `sed -i`, a script) can. So:
  * - while the new content syncs to disk (duringSync), the file must still hold `basis`, the bytes the
- *   change was made from (compared while the disk works, not after it);
- * - just before the rename (beforeRename), the name must still lead to that same file: a program that
- *   saved by renaming its own file over it meanwhile is seen, and its file is not replaced;
- * - the file compared is kept open across the rename, so a write into it after it was compared is seen
- *   afterwards (afterRename): its bytes (which now live only in the old file) are put back, and the
- *   change reports that it was not applied.
+ *   change was made from (compared while the disk works, not after it); a difference is refused once the
+ *   caller's own checks, run beside it, have passed (refuseIfChanged);
+ * - just before the rename (beforeRename), the name must still lead to that same file, a regular file (a
+ *   program that saved by renaming its own file over it meanwhile keeps its file), and the file must not
+ *   have been written since the compare: its size and times are as the compare found them, and were
+ *   then already old enough to tell (COMPARED_SETTLED_MS), or its bytes are compared again;
+ * - the file compared is kept open across the rename, so a write into it in the instant before the
+ *   rename is seen afterwards (afterRename): its bytes (which now live only in the old file) are put back,
+ *   and the change reports that it was not applied.
  * A new file is created with link(), which fails if the name appeared meanwhile.
  */
 export class ReplaceCheck {
   private old: FileHandle | undefined;
-  /** Device and inode of the file compared. */
-  private identity: { dev: number; ino: number } | undefined;
+  /** The file compared, as fstat saw it just before the compare. */
+  private compared: BigIntStats | undefined;
+  /** Its last change was COMPARED_SETTLED_MS or more before that fstat. */
+  private settled = false;
+  /** What the file held when duringSync found it changed. */
+  private changed: Buffer | undefined;
 
   constructor(
     private readonly ctx: ToolContext,
@@ -230,32 +237,44 @@ export class ReplaceCheck {
     if (!this.basis) return;
     this.old = await open(this.target, "r").catch(() => undefined);
     if (!this.old) throw deletedMessage(this.target);
-    const { dev, ino } = await this.old.stat();
-    this.identity = { dev, ino };
+    const comparedAt = BigInt(Date.now()) * NS_PER_MS;
+    this.compared = await this.old.stat({ bigint: true });
+    this.settled = this.compared.ctimeNs <= comparedAt - COMPARED_SETTLED_NS;
     if (await holds(this.old, [this.basis])) return;
-    await this.refuse(this.old);
+    // Refused by refuseIfChanged, once the caller's checks passed: theirs is the refusal to give, and
+    // only one refusal may record what the model was shown.
+    const old = this.old;
+    this.old = undefined;
+    this.changed = await readAll(old).finally(() => old.close().catch(() => undefined));
+  }
+
+  /** Refuses the change when duringSync found the file changed. */
+  refuseIfChanged(): void {
+    if (this.changed) refusal(this.ctx, this.target, this.changed);
   }
 
   async beforeRename(): Promise<void> {
     await assertLockHeld(this.target);
     if (!this.basis) return;
     // lstat: a symlink put in its place is another file under the name, even one leading to it.
-    const now = await lstat(this.target).catch(() => undefined);
+    const now = await lstat(this.target, { bigint: true }).catch(() => undefined);
     if (!now) throw deletedMessage(this.target);
-    if (now.dev === this.identity!.dev && now.ino === this.identity!.ino) return;
-    // Another file under the name: judged by its content, as a change on disk.
-    const other = await open(this.target, "r").catch(() => undefined);
-    if (!other) throw deletedMessage(this.target);
+    const compared = this.compared!;
+    if (now.dev !== compared.dev || now.ino !== compared.ino) {
+      await this.close();
+      // Another regular file is judged by its content; anything else is not opened (a FIFO would block).
+      const other = now.isFile() ? await open(this.target, "r").catch(() => undefined) : undefined;
+      const bytes = other && (await readAll(other).finally(() => other.close().catch(() => undefined)));
+      if (bytes) requireFreshRead(this.ctx, this.target, bytes, decodeText(bytes)?.view);
+      throw replacedMessage(this.target);
+    }
+    const held = await this.old!.stat({ bigint: true });
+    const unchanged =
+      held.size === compared.size && held.mtimeNs === compared.mtimeNs && held.ctimeNs === compared.ctimeNs;
+    if ((this.settled && unchanged) || (await holds(this.old!, [this.basis]))) return;
+    const bytes = await readAll(this.old!);
     await this.close();
-    await this.refuse(other);
-  }
-
-  /** Refuses the change because `file` (closed here) no longer holds the basis, showing what changed. */
-  private async refuse(file: FileHandle): Promise<never> {
-    const now = await readAll(file).finally(() => file.close().catch(() => undefined));
-    if (file === this.old) this.old = undefined;
-    requireFreshRead(this.ctx, this.target, now, decodeText(now)?.view);
-    throw changedMessage(this.target);
+    refusal(this.ctx, this.target, bytes);
   }
 
   async afterRename(written: readonly Uint8Array[]): Promise<void> {
@@ -285,6 +304,29 @@ export class ReplaceCheck {
     await this.old?.close().catch(() => undefined);
     this.old = undefined;
   }
+}
+
+/**
+ * How long before the compare the file's last change must be for its size and times, unchanged at the
+ * rename, to show that it was not written since: every write sets its ctime to the kernel's clock, which
+ * moves a tick (at most 10 ms) at a time, so a write in the tick of the file's last change can leave its
+ * times as they were. A file changed more recently is compared again. (A write that began before the
+ * compare and is still landing carries the time it began: it is put back after the rename.)
+ */
+const COMPARED_SETTLED_MS = 20;
+const NS_PER_MS = 1_000_000n;
+const COMPARED_SETTLED_NS = BigInt(COMPARED_SETTLED_MS) * NS_PER_MS;
+
+/** Refuses a change because the file now holds `now`, showing what changed where the session can. */
+function refusal(ctx: ToolContext, target: string, now: Buffer): never {
+  requireFreshRead(ctx, target, now, decodeText(now)?.view);
+  throw changedMessage(target);
+}
+
+function replacedMessage(target: string): InputError {
+  return new InputError(
+    `${target} was replaced by another file while this change was being written, so nothing was written. Read it again, then retry.`,
+  );
 }
 
 function deletedMessage(target: string): InputError {
@@ -335,7 +377,10 @@ export async function writeAndRecord(
       ...options,
       createOnly: !basis,
       // The caller's checks first: theirs (a file changed since it was read) is the refusal to give.
-      whileSyncing: () => bothSettled(options.whileSyncing, () => check.duringSync()),
+      whileSyncing: async () => {
+        await bothSettled(options.whileSyncing, () => check.duringSync());
+        check.refuseIfChanged();
+      },
       beforeRename: () => check.beforeRename(),
       afterRename: () => check.afterRename(pieces),
     });

@@ -1,15 +1,24 @@
+import { execFileSync } from "node:child_process";
 import {
   lstatSync,
+  mkdirSync,
   readdirSync,
   readFileSync,
   renameSync,
+  rmSync,
   statSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
+import { open } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ReplaceCheck, readCurrent, writeAndRecord } from "../../../src/tools/file/guard.js";
+import {
+  ReplaceCheck,
+  readCurrent,
+  requireFreshRead,
+  writeAndRecord,
+} from "../../../src/tools/file/guard.js";
 import { call, fileContext } from "./util.js";
 
 /**
@@ -24,11 +33,28 @@ function contents(size: number) {
   return { ours: `${body}ours\n`, theirs: `${body}THEM\n`, changed: `changed by us\n${body}ours\n` };
 }
 
-async function readFile(ctx: ReturnType<typeof fileContext>, content: string) {
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * A file with `content`, read in `ctx`'s session. `settled`: left alone long enough before it is read
+ * that its times alone tell, at the rename, whether it was written since the compare.
+ */
+async function readFile(ctx: ReturnType<typeof fileContext>, content: string, settled = false) {
   const path = join(ctx.workingDir, "f.txt");
   writeFileSync(path, content);
+  if (settled) await pause(50);
   expect((await call(ctx, "Read", { file_path: path, limit: 1 })).isError).toBe(false);
   return path;
+}
+
+/** A file read in a session, and its check run up to the compare that comes while the new content syncs. */
+async function compared(content: string, settled = false) {
+  const ctx = fileContext();
+  const path = await readFile(ctx, content, settled);
+  const check = new ReplaceCheck(ctx, path, (await readCurrent(path))!);
+  await check.duringSync();
+  check.refuseIfChanged();
+  return { ctx, path, check };
 }
 
 describe.each([
@@ -50,17 +76,8 @@ describe.each([
     expect(readdirSync(dirname(path)).filter((name) => name.includes("cc-tools"))).toEqual([]);
   });
 
-  /** A file read in a session, and its check run up to the compare that comes while the new content syncs. */
-  async function compared() {
-    const ctx = fileContext();
-    const path = await readFile(ctx, ours);
-    const check = new ReplaceCheck(ctx, path, (await readCurrent(path))!);
-    await check.duringSync();
-    return { path, check };
-  }
-
   it("puts back a write into the old file between the check and the rename", async () => {
-    const { path, check } = await compared();
+    const { path, check } = await compared(ours);
     await check.beforeRename();
     // Another program writes the old file in place (same inode, same size) before the rename.
     writeFileSync(path, theirs);
@@ -71,26 +88,93 @@ describe.each([
     expect(readFileSync(path, "utf8")).toBe(theirs);
   });
 
-  it("does not replace a file another program renamed over it after the compare, even with the same bytes", async () => {
-    for (const content of [theirs, ours]) {
-      const { path, check } = await compared();
+  it("refuses a write in place after the compare and before the rename, rather than putting it back", async () => {
+    for (const settled of [false, true]) {
+      const { path, check } = await compared(ours, settled);
+      // A tick of the kernel's clock later, so that the write has times of its own on any kernel.
+      await pause(12);
+      writeFileSync(path, theirs);
+      await expect(check.beforeRename()).rejects.toThrow(/changed on disk since you read it/);
+      expect(readFileSync(path, "utf8")).toBe(theirs);
+    }
+  });
+
+  it("does not replace a file another program renamed over it after the compare", async () => {
+    for (const [content, message] of [
+      [theirs, /changed on disk since you read it/],
+      [ours, /was replaced by another file while this change was being written/],
+    ] as const) {
+      const { path, check } = await compared(ours);
       // Another program saves by renaming its own file over the name (as editors and sed -i do).
       const saved = join(dirname(path), "saved.tmp");
       writeFileSync(saved, content);
       renameSync(saved, path);
       const ino = statSync(path).ino;
-      await expect(check.beforeRename()).rejects.toThrow(/changed on disk since you read it/);
+      await expect(check.beforeRename()).rejects.toThrow(message);
       expect(statSync(path).ino).toBe(ino);
       expect(readFileSync(path, "utf8")).toBe(content);
     }
   });
 
   it("does not replace a symlink put in the file's place, even one leading to the file compared", async () => {
-    const { path, check } = await compared();
+    const { path, check } = await compared(ours);
     const moved = join(dirname(path), "moved.txt");
     renameSync(path, moved);
     symlinkSync(moved, path);
-    await expect(check.beforeRename()).rejects.toThrow(/changed on disk since you read it/);
+    await expect(check.beforeRename()).rejects.toThrow(/was replaced by another file/);
     expect(lstatSync(path).isSymbolicLink()).toBe(true);
+  });
+});
+
+describe("the check around the rename, other things in the file's place and failures", () => {
+  it("refuses a FIFO or a directory put in the file's place without opening it", async () => {
+    for (const make of [
+      (path: string) => execFileSync("mkfifo", [path]),
+      (path: string) => mkdirSync(path),
+    ]) {
+      const { path, check } = await compared("content\n");
+      rmSync(path);
+      make(path);
+      await expect(check.beforeRename()).rejects.toThrow(/was replaced by another file/);
+    }
+  });
+
+  it("gives the caller's refusal when both find the file changed, and records only what it showed", async () => {
+    const ctx = fileContext();
+    const path = await readFile(ctx, "v0\n");
+    writeFileSync(path, "v1, which the model has not seen\n");
+    const basis = (await readCurrent(path))!;
+    const write = writeAndRecord(ctx, path, basis, Buffer.from("ours\n"), undefined, {
+      whileSyncing: () => {
+        // Changed again before the compare...
+        writeFileSync(path, "v2, written by another program\n");
+        // ...and the caller's own check refuses v1, showing it (and recording it as read).
+        requireFreshRead(ctx, path, basis, basis.toString());
+      },
+    });
+    await expect(write).rejects.toThrow(/v1, which the model has not seen/);
+    // The model has seen v1, not v2: a Write made from v1 must not replace v2.
+    const overwrite = await call(ctx, "Write", { file_path: path, content: "from v1\n" });
+    expect(overwrite.text).toMatch(/changed on disk since you read it/);
+    expect(readFileSync(path, "utf8")).toBe("v2, written by another program\n");
+  });
+
+  it("reports a failed sync as the Edit's error, leaving nothing behind", async () => {
+    const ctx = fileContext();
+    const path = await readFile(ctx, `head\n${"x".repeat(3 * 1024 * 1024)}\n`);
+    const probe = await open(path, "r");
+    const proto = Object.getPrototypeOf(probe) as { sync: () => Promise<void> };
+    await probe.close();
+    const sync = proto.sync;
+    proto.sync = () => Promise.reject(Object.assign(new Error("EIO: i/o error, fsync"), { code: "EIO" }));
+    try {
+      const result = await call(ctx, "Edit", { file_path: path, old_string: "head", new_string: "HEAD" });
+      expect(result.isError).toBe(true);
+      expect(result.text).toMatch(/EIO/);
+    } finally {
+      proto.sync = sync;
+    }
+    expect(readFileSync(path, "utf8").startsWith("head\n")).toBe(true);
+    expect(readdirSync(dirname(path)).filter((name) => name.includes("cc-tools"))).toEqual([]);
   });
 });
