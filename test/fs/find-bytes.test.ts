@@ -66,4 +66,16 @@ describe("firstTwoOccurrences", () => {
     needle.copy(large, 50);
     expect(firstTwoOccurrences(large, needle)).toEqual([50, large.length - 100]);
   });
+
+  it("finds its match where the needle's rare byte is rare only in the text's middle", () => {
+    // 'Z' fills both ends of the text: counted in one window from the middle alone it looked rare.
+    const text = Buffer.concat([
+      Buffer.alloc(400_000, "Z"),
+      Buffer.alloc(400_000, "ab cd;"),
+      Buffer.alloc(400_000, "Z"),
+    ]);
+    const needle = Buffer.from("cd;ab cd;Z");
+    const at = text.indexOf(needle);
+    expect(firstTwoOccurrences(text, needle)).toEqual([at, -1]);
+  });
 });
