@@ -224,8 +224,8 @@ export class ReplaceCheck {
   private compared: BigIntStats | undefined;
   /** Its last change was COMPARED_SETTLED_MS or more before that fstat. */
   private settled = false;
-  /** What the file held when duringSync found it changed. */
-  private changed: Buffer | undefined;
+  /** What the file held when duringSync found it changed (null: too large to show). */
+  private changed: Buffer | null | undefined;
 
   constructor(
     private readonly ctx: ToolContext,
@@ -245,12 +245,12 @@ export class ReplaceCheck {
     // only one refusal may record what the model was shown.
     const old = this.old;
     this.old = undefined;
-    this.changed = await readAll(old).finally(() => old.close().catch(() => undefined));
+    this.changed = await readToShow(old).finally(() => old.close().catch(() => undefined));
   }
 
   /** Refuses the change when duringSync found the file changed. */
   refuseIfChanged(): void {
-    if (this.changed) refusal(this.ctx, this.target, this.changed);
+    if (this.changed !== undefined) refusal(this.ctx, this.target, this.changed);
   }
 
   async beforeRename(): Promise<void> {
@@ -264,7 +264,7 @@ export class ReplaceCheck {
       await this.close();
       // Another regular file is judged by its content; anything else is not opened (a FIFO would block).
       const other = now.isFile() ? await open(this.target, "r").catch(() => undefined) : undefined;
-      const bytes = other && (await readAll(other).finally(() => other.close().catch(() => undefined)));
+      const bytes = other && (await readToShow(other).finally(() => other.close().catch(() => undefined)));
       if (bytes) requireFreshRead(this.ctx, this.target, bytes, decodeText(bytes)?.view);
       throw replacedMessage(this.target);
     }
@@ -272,7 +272,7 @@ export class ReplaceCheck {
     const unchanged =
       held.size === compared.size && held.mtimeNs === compared.mtimeNs && held.ctimeNs === compared.ctimeNs;
     if ((this.settled && unchanged) || (await holds(this.old!, [this.basis]))) return;
-    const bytes = await readAll(this.old!);
+    const bytes = await readToShow(this.old!);
     await this.close();
     refusal(this.ctx, this.target, bytes);
   }
@@ -318,9 +318,15 @@ const NS_PER_MS = 1_000_000n;
 const COMPARED_SETTLED_NS = BigInt(COMPARED_SETTLED_MS) * NS_PER_MS;
 
 /** Refuses a change because the file now holds `now`, showing what changed where the session can. */
-function refusal(ctx: ToolContext, target: string, now: Buffer): never {
-  requireFreshRead(ctx, target, now, decodeText(now)?.view);
+function refusal(ctx: ToolContext, target: string, now: Buffer | null): never {
+  if (now) requireFreshRead(ctx, target, now, decodeText(now)?.view);
   throw changedMessage(target);
+}
+
+/** The bytes of a file found changed, to show what changed; null when it is larger than a change reads. */
+async function readToShow(file: FileHandle): Promise<Buffer | null> {
+  const { size } = await file.stat();
+  return size > MAX_DECODED_FILE_BYTES ? null : readAll(file);
 }
 
 function replacedMessage(target: string): InputError {

@@ -8,6 +8,7 @@ import {
   rmSync,
   statSync,
   symlinkSync,
+  truncateSync,
   writeFileSync,
 } from "node:fs";
 import { open } from "node:fs/promises";
@@ -137,6 +138,33 @@ describe("the check around the rename, other things in the file's place and fail
       make(path);
       await expect(check.beforeRename()).rejects.toThrow(/was replaced by another file/);
     }
+  });
+
+  it("refuses a file larger than a change reads, put in the file's place, without reading it", async () => {
+    const { path, check } = await compared("content\n");
+    const large = join(dirname(path), "large.bin");
+    // Sparse: 65 MiB that take no room.
+    writeFileSync(large, "");
+    truncateSync(large, 65 * 1024 * 1024);
+    renameSync(large, path);
+    const probe = await open(path, "r");
+    const proto = Object.getPrototypeOf(probe) as {
+      read: (...args: unknown[]) => Promise<{ bytesRead: number }>;
+    };
+    await probe.close();
+    const read = proto.read;
+    let bytesRead = 0;
+    proto.read = async function (this: unknown, ...args: unknown[]) {
+      const result = await read.apply(this, args);
+      bytesRead += result.bytesRead;
+      return result;
+    };
+    try {
+      await expect(check.beforeRename()).rejects.toThrow(/was replaced by another file/);
+    } finally {
+      proto.read = read;
+    }
+    expect(bytesRead).toBe(0);
   });
 
   it("gives the caller's refusal when both find the file changed, and records only what it showed", async () => {
