@@ -1,7 +1,6 @@
 import { readFileSync } from "node:fs";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { DEFAULT_CONTEXT_WINDOW } from "../../agent/context-window.js";
-import { useAttributeHelper } from "../../fs/attribute-helper.js";
 import { enableIdleCollection } from "../../process/memory.js";
 import { usePrestartedShells } from "../../process/prestart.js";
 import { addContextOptions, type ContextFlags, EXIT_OK, EXIT_TOOL_ERROR, EXIT_USAGE } from "../options.js";
@@ -82,9 +81,8 @@ Exit codes: 0 the agent finished, 1 it stopped on an error, a cancellation or th
       process.exitCode = EXIT_USAGE;
       return;
     }
-    // A long-running host, as the MCP server: collect a large call's garbage when quiet, never fork itself for cp.
+    // A long-running host, as the MCP server: collect a large call's garbage when quiet.
     enableIdleCollection();
-    useAttributeHelper();
     usePrestartedShells();
     const { startAgentSession } = await import("../agent-session.js");
     const terminal = flags.print ? undefined : (await import("../agent-terminal.js")).createTerminal();

@@ -4,7 +4,6 @@ import { installCrashGuard } from "../../core/crash-guard.js";
 import { type ModelAccess, withModel } from "../../core/host.js";
 import type { McpServerStatus } from "../../core/mcp-manager.js";
 import type { Session } from "../../core/session.js";
-import { useAttributeHelper } from "../../fs/attribute-helper.js";
 import type { ContextFactory, ToolSessionOptions } from "../../mcp/server.js";
 import type { StdioConnection } from "../../mcp/stdio-connection.js";
 import { enableIdleCollection, hostLoaded } from "../../process/memory.js";
@@ -71,9 +70,8 @@ async function serve(flags: ServeFlags, command: Command): Promise<void> {
 
 async function startServing(flags: ServeFlags, command: Command): Promise<void> {
   installCrashGuard("cc-tools mcp");
-  // A long-running server: collect a large call's garbage when quiet, and never fork itself for cp.
+  // A long-running server: collect a large call's garbage when quiet.
   enableIdleCollection();
-  useAttributeHelper();
   usePrestartedShells();
   // Its answer is written before the next turn: a sandboxed command's placeholders can go after it.
   deferPlaceholderRelease();
