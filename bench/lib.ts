@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { closeSync, fsyncSync, openSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 
 /** One line of `npm run bench`: our time against a baseline's, measured in the same run. */
@@ -72,6 +73,28 @@ export interface OwnTiming {
 function ownTiming(value: unknown): number | undefined {
   const ms = (value as Partial<OwnTiming> | null | undefined)?.ownMs;
   return typeof ms === "number" ? ms : undefined;
+}
+
+/**
+ * `work` timed alone, then the file it wrote flushed to disk, untimed. `sed -i` and a peer that does not
+ * sync leave their new file's pages for the kernel to write back (ext4 starts that at once when a rename
+ * replaces a file); the next contestant that syncs (cc-tools' Edit) then waits for those pages too, as an
+ * ext4 journal commit writes the data of every file in it first. Flushing after each call leaves every
+ * contestant the disk as it found it, and charges nobody another's writes.
+ */
+export function flushedAfter(work: () => Promise<unknown>, path: string): () => Promise<OwnTiming> {
+  return async () => {
+    const start = performance.now();
+    await work();
+    const ownMs = performance.now() - start;
+    const fd = openSync(path, "r");
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    return { ownMs };
+  };
 }
 
 /**

@@ -17,7 +17,14 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { findRipgrep } from "../src/search/ripgrep.js";
-import { type Bench, CALL_PAUSE_MS, type OwnTiming, runCommand, timeInterleaved } from "./lib.js";
+import {
+  type Bench,
+  CALL_PAUSE_MS,
+  flushedAfter,
+  type OwnTiming,
+  runCommand,
+  timeInterleaved,
+} from "./lib.js";
 import { corpus, GLOB, mib, NEEDLE, writeFixtures } from "./support/corpus.js";
 import {
   CLI,
@@ -219,7 +226,9 @@ const bench: Bench = async (report, options) => {
       targetPeerRatio: 1.0,
     });
 
-    // Edit: each contestant flips the middle line of its own copy back and forth, so every run changes it.
+    // Edit: each contestant flips the middle line of its own copy back and forth, so every run changes it,
+    // and its copy is flushed (untimed) after each call: sed's unwritten pages made the next contestant's
+    // sync wait for them (docs/PERFORMANCE.md, "Edit").
     const mid = Math.floor(bigLines / 2);
     const copies = { ours: big, peer: `${big}.peer`, sed: `${big}.sed` };
     copyFileSync(big, copies.peer);
@@ -239,20 +248,20 @@ const bench: Bench = async (report, options) => {
       baseline: "sed -i",
       ...(await series(
         {
-          ours: () => {
+          ours: flushedAfter(() => {
             const [old_string, new_string] = oursFlip();
             return ours.call("Edit", { file_path: copies.ours, old_string, new_string });
-          },
+          }, copies.ours),
           peer:
             peer &&
-            (() => {
+            flushedAfter(() => {
               const [oldText, newText] = peerFlip();
               return peer.call("edit_file", { path: copies.peer, edits: [{ oldText, newText }] });
-            }),
-          baseline: () => {
+            }, copies.peer),
+          baseline: flushedAfter(() => {
             const [from, to] = sedFlip();
             return runCommand("sed", ["-i", `s/${from}/${to}/`, copies.sed]);
-          },
+          }, copies.sed),
         },
         options.quick ? 5 : 21,
       )),
