@@ -35,10 +35,15 @@ function quiet(): Promise<void> {
 }
 
 /** The pid of the shell waiting for the session's next command (started once the process is quiet). */
+/**
+ * The session's waiting shell once a command can be handed to it: inside a sandbox, once bubblewrap has set
+ * that up and the stand-in helper has joined it (on a busy machine perl may take longer than a command
+ * waits for it, and the command then gets a sandbox of its own).
+ */
 async function waitingShell(ctx: ToolContext): Promise<number> {
-  await eventually(() => ctx.session.get(prestartSlot).shell?.waiting === true, 2_000);
+  await eventually(() => ctx.session.get(prestartSlot).shell?.ready === true, 2_000);
   const shell = ctx.session.get(prestartSlot).shell;
-  expect(shell?.waiting).toBe(true);
+  expect(shell?.ready).toBe(true);
   return shell!.pid!;
 }
 
