@@ -87,9 +87,12 @@ async function copyAttributes(from: string, to: string): Promise<void> {
     log.debug(`could not carry extended attributes of ${from} over: no cp outside the sandbox's reach`);
     return;
   }
-  await execFileAsync(cp, ["--attributes-only", "--preserve=mode,xattr", "--", from, to]).catch((error) =>
-    log.debug(`could not carry extended attributes of ${from} over`, error),
-  );
+  try {
+    // Inside the try: a spawn can also throw at once (E2BIG), and attributes are carried on a best effort.
+    await execFileAsync(cp, ["--attributes-only", "--preserve=mode,xattr", "--", from, to]);
+  } catch (error) {
+    log.debug(`could not carry extended attributes of ${from} over`, error);
+  }
 }
 
 /** Errors of link() that mean the file system has no hard links, so rename() must do. */

@@ -1,5 +1,6 @@
 import { type ChildProcessByStdio, spawn } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
+import { isMainThread } from "node:worker_threads";
 import { log } from "../core/log.js";
 import { hostProgram } from "../process/shells.js";
 import { hostEnv } from "../sandbox/host-programs.js";
@@ -15,7 +16,9 @@ import { hostEnv } from "../sandbox/host-programs.js";
  * each and prints its exit status. sh rather than bash because it waits beside its process for as long as
  * that runs: where sh is dash (Debian, Ubuntu) it is 1.6 MB resident against bash's 3.1.
  * The helper is started on the first write that replaces a file, and again after it died; it keeps
- * nothing alive, and ends when this process does (its stdin reaches EOF), even after kill -9.
+ * nothing alive, and ends when this process does (its stdin reaches EOF), even after kill -9. A worker
+ * thread spawns cp itself: a child spawned from a worker's event loop is not reaped once the worker has
+ * ended, so each worker that wrote would leave its helper behind as a zombie until the process exits.
  */
 
 /**
@@ -62,6 +65,11 @@ class Helper {
     });
     this.child.on("error", (error) => this.end(error));
     this.child.on("exit", () => this.end());
+    // Without free descriptors (EMFILE) spawn gives no pipes, and its error comes a turn later.
+    if (!this.child.stdin || !this.child.stdout) {
+      this.end(new Error("the helper's pipes could not be made"));
+      return;
+    }
     this.child.stdin.on("error", (error) => this.end(error));
     this.child.stdout.setEncoding("utf8");
     this.child.stdout.on("data", (chunk: string) => {
@@ -119,8 +127,8 @@ class Helper {
       // Already gone.
     }
     for (const resolve of this.waiting.splice(0)) resolve(undefined);
-    this.child.stdin.destroy();
-    this.child.stdout.destroy();
+    this.child.stdin?.destroy();
+    this.child.stdout?.destroy();
   }
 }
 
@@ -129,8 +137,17 @@ class Helper {
  * not run it (the caller then spawns cp itself).
  */
 export async function copyThroughHelper(from: string, to: string): Promise<number | undefined> {
+  if (!isMainThread) return undefined;
   const sh = hostProgram("sh");
   if (!sh) return undefined;
-  if (!helper || helper.dead) helper = new Helper(sh);
+  if (!helper || helper.dead) {
+    try {
+      helper = new Helper(sh);
+    } catch (error) {
+      // A spawn that throws (an environment too large for exec, E2BIG): cp is spawned directly.
+      log.debug("could not start the attribute helper", error);
+      return undefined;
+    }
+  }
   return helper.copy(from, to);
 }
