@@ -46,7 +46,7 @@ const bench: Bench = async (report) => {
     const sedFile = join(dir, "sed.ts");
     writeFileSync(sedFile, codeLines(lineCount));
     let sedFlip = false;
-    const sed = async () => {
+    const sed = () => {
       const expr = sedFlip ? `s/value_${mid}_x =/value_${mid} =/` : `s/value_${mid} =/value_${mid}_x =/`;
       sedFlip = !sedFlip;
       execFileSync("sed", ["-i", expr, sedFile]);
